@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian package mlfkit needs to build, test and run its main job.
+# Idempotent: when everything is present it prints nothing and exits 0.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  bazel-bootstrap bazel-rules-java g++ gcc make cmake
+  # libraries linked by the project
+  libarchive-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev libgtest-dev
+  libdlpack-dev libonnx-dev libzstd-dev zlib1g-dev
+  # test data and tools used by tests and benchmarks
+  json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}" >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
