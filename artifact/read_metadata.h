@@ -1,0 +1,31 @@
+// Reading only metadata.json (and the signature member, if any) from an
+// archive: what `mlf inspect` needs, without hashing the other members.
+// The archive's structure up to those members is checked by the same reader
+// as everything else; digests are NOT checked (use VerifyArchive for that).
+#ifndef MLFKIT_ARTIFACT_READ_METADATA_H_
+#define MLFKIT_ARTIFACT_READ_METADATA_H_
+
+#include <string>
+
+#include "artifact/archive_reader.h"
+#include "artifact/metadata.h"
+#include "artifact/status.h"
+
+namespace mlf {
+
+struct ArchiveHead {
+  Metadata metadata;
+  std::string metadata_bytes;
+  Compression compression = Compression::kNone;
+  std::string signature_member;  // empty when the archive is not signed
+};
+
+// Ok when `first` is a metadata.json member of an acceptable size; the
+// error otherwise says what the first member is instead.
+Status CheckFirstMember(const std::optional<EntryInfo>& first);
+
+Result<ArchiveHead> ReadArchiveHead(const std::string& path, const ReaderLimits& limits = {});
+
+}  // namespace mlf
+
+#endif  // MLFKIT_ARTIFACT_READ_METADATA_H_

@@ -1,0 +1,159 @@
+#include "artifact/verify.h"
+
+#include <sys/stat.h>
+
+#include <set>
+
+#include "artifact/digest.h"
+#include "artifact/read_metadata.h"
+#include "artifact/signature.h"
+
+namespace mlf {
+namespace {
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+// Drives one pass over the archive; each step below is one rule of verify.h.
+class Verifier {
+ public:
+  Verifier(const VerifyOptions& options, MemberConsumer* consumer)
+      : options_(options), consumer_(consumer) {}
+
+  Result<VerifyReport> Run(const std::string& path) {
+    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(path, options_.limits));
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0) archive_size_ = static_cast<uint64_t>(st.st_size);
+    report_.compression = reader_->compression();
+    MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader_->Next());
+    MLF_RETURN_IF_ERROR(ReadMetadata(entry));
+    MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
+    if (entry && entry->name == kSignatureMember) {
+      MLF_RETURN_IF_ERROR(ReadSignature(*entry));
+      MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
+    }
+    MLF_RETURN_IF_ERROR(CheckSignaturePolicy());
+    for (; entry; ) {
+      MLF_RETURN_IF_ERROR(CheckMember(*entry));
+      MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
+    }
+    MLF_RETURN_IF_ERROR(CheckNothingMissing());
+    return std::move(report_);
+  }
+
+ private:
+  // Reads a small member whole, passing it to the consumer as well.
+  Result<std::string> ReadSmall(const EntryInfo& entry, uint64_t max_bytes) {
+    MLF_ASSIGN_OR_RETURN(std::string bytes, reader_->ReadAll(max_bytes));
+    Count(entry);
+    if (consumer_) {
+      MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
+      MLF_RETURN_IF_ERROR(consumer_->Data(bytes.data(), bytes.size()));
+      MLF_RETURN_IF_ERROR(consumer_->End());
+    }
+    return bytes;
+  }
+
+  void Count(const EntryInfo& entry) {
+    ++report_.member_count;
+    report_.data_bytes += entry.size;
+  }
+
+  Status ReadMetadata(const std::optional<EntryInfo>& entry) {
+    MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
+    MLF_ASSIGN_OR_RETURN(report_.metadata_bytes, ReadSmall(*entry, kMaxMetadataBytes));
+    MLF_ASSIGN_OR_RETURN(report_.metadata, ParseMetadata(report_.metadata_bytes));
+    return Status::Ok();
+  }
+
+  Status ReadSignature(const EntryInfo& entry) {
+    if (entry.size > kMaxKeyFileBytes) {
+      return Unauthenticated("malformed signature member: metadata.json.sig is " +
+                             std::to_string(entry.size) + " bytes");
+    }
+    MLF_ASSIGN_OR_RETURN(signature_, ReadSmall(entry, kMaxKeyFileBytes));
+    MLF_ASSIGN_OR_RETURN(SignatureInfo info, ParseSignatureMember(signature_));
+    report_.is_signed = true;
+    report_.signer_key_sha256 = info.key_sha256;
+    return Status::Ok();
+  }
+
+  Status CheckSignaturePolicy() {
+    const bool have_key = options_.public_key_pem.has_value();
+    if (!report_.is_signed && (have_key || options_.require_signature)) {
+      return Unauthenticated(
+          "archive is not signed (no metadata.json.sig after metadata.json) but a signature "
+          "is required; sign it with `mlf sign`");
+    }
+    if (!have_key || !report_.is_signed) return Status::Ok();
+    MLF_RETURN_IF_ERROR(Verify(*options_.public_key_pem, report_.metadata_bytes, signature_));
+    report_.signature_checked = true;
+    return Status::Ok();
+  }
+
+  Status CheckMember(const EntryInfo& entry) {
+    if (entry.name == kMetadataMember || entry.name == kSignatureMember) {
+      return InvalidArgument("member " + Quote(entry.name) +
+                             " appears again later in the archive; it must come first");
+    }
+    auto listed = report_.metadata.files.find(entry.name);
+    if (listed == report_.metadata.files.end()) {
+      return DataLoss("extra member " + Quote(entry.name) +
+                      " is not listed in metadata.json files");
+    }
+    if (entry.size != listed->second.size) {
+      return DataLoss("member " + Quote(entry.name) + ": size " + std::to_string(entry.size) +
+                      " does not match metadata.json files (" +
+                      std::to_string(listed->second.size) + ")");
+    }
+    MLF_RETURN_IF_ERROR(HashMember(entry, listed->second.sha256));
+    seen_.insert(entry.name);
+    Count(entry);
+    return Status::Ok();
+  }
+
+  Status HashMember(const EntryInfo& entry, const std::string& expected) {
+    if (consumer_) MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
+    Sha256 hash;
+    MLF_RETURN_IF_ERROR(reader_->ReadData([&](const void* data, size_t size) {
+      hash.Update(data, size);
+      done_ += size;
+      if (options_.progress) options_.progress(done_, archive_size_);
+      return consumer_ ? consumer_->Data(data, size) : Status::Ok();
+    }));
+    const std::string actual = hash.FinishHex();
+    if (actual != expected) {
+      return DataLoss("member " + Quote(entry.name) + ": SHA-256 mismatch (archive has " +
+                      actual + ", metadata.json files says " + expected + ")");
+    }
+    return consumer_ ? consumer_->End() : Status::Ok();
+  }
+
+  Status CheckNothingMissing() {
+    for (const auto& [name, entry] : report_.metadata.files) {
+      if (!seen_.count(name)) {
+        return DataLoss("member " + Quote(name) +
+                        " is listed in metadata.json files but missing from the archive");
+      }
+    }
+    return Status::Ok();
+  }
+
+  const VerifyOptions& options_;
+  MemberConsumer* consumer_;
+  std::unique_ptr<ArchiveReader> reader_;
+  VerifyReport report_;
+  std::string signature_;
+  std::set<std::string> seen_;
+  uint64_t archive_size_ = 0;
+  uint64_t done_ = 0;
+};
+
+}  // namespace
+
+Result<VerifyReport> VerifyArchive(const std::string& path, const VerifyOptions& options,
+                                   MemberConsumer* consumer) {
+  Verifier verifier(options, consumer);
+  return verifier.Run(path);
+}
+
+}  // namespace mlf

@@ -1,0 +1,74 @@
+// Verification of a Model Library Format archive in one streaming pass.
+//
+// What VerifyArchive proves, in this order, stopping at the first failure:
+//   1. the file is a safe tar archive within the reader's bounds
+//      (artifact/archive_reader.h: no traversal, links, devices, bombs ...);
+//   2. the first member is metadata.json and it passes ParseMetadata
+//      (JSON bounds, the version-8 schema, semantic rules);
+//   3. the signature policy (below), before any other member is read;
+//   4. every other member is listed in metadata.json "files" with the same
+//      size and SHA-256, and every listed member is present.
+// Because "files" is inside metadata.json, a valid signature over
+// metadata.json's exact bytes covers every member.
+//
+// Signature policy:
+//   - public_key_pem set: the archive must carry metadata.json.sig (directly
+//     after metadata.json) and it must verify against that key;
+//   - require_signature without a key: the signature must be present and well
+//     formed; its key fingerprint is reported but nothing is proven about who
+//     signed (the report says signature_checked = false);
+//   - neither: a signature, if present, is parsed and its fingerprint reported.
+//
+// A MemberConsumer sees every member's bytes as they stream by, so callers
+// that also need the content (unpack, loaders) read the archive once.
+#ifndef MLFKIT_ARTIFACT_VERIFY_H_
+#define MLFKIT_ARTIFACT_VERIFY_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "artifact/archive_reader.h"
+#include "artifact/metadata.h"
+#include "artifact/status.h"
+
+namespace mlf {
+
+struct VerifyOptions {
+  std::optional<std::string> public_key_pem;
+  bool require_signature = false;
+  ReaderLimits limits;
+  // Bytes of member data checked so far, and the archive file's size (an
+  // estimate of the total for compressed archives).
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct VerifyReport {
+  Metadata metadata;
+  std::string metadata_bytes;  // metadata.json exactly as stored
+  Compression compression = Compression::kNone;
+  bool is_signed = false;
+  bool signature_checked = false;  // verified against options.public_key_pem
+  std::string signer_key_sha256;   // fingerprint named in the signature
+  uint64_t member_count = 0;       // metadata.json and its signature included
+  uint64_t data_bytes = 0;         // sum of member sizes
+};
+
+// Receives each member (metadata.json and metadata.json.sig included) while
+// it is verified. Data arrives in order; End() is called only after the
+// member's size and digest have been checked.
+class MemberConsumer {
+ public:
+  virtual ~MemberConsumer() = default;
+  virtual Status Begin(const EntryInfo& entry) = 0;
+  virtual Status Data(const void* data, size_t size) = 0;
+  virtual Status End() = 0;
+};
+
+Result<VerifyReport> VerifyArchive(const std::string& path, const VerifyOptions& options,
+                                   MemberConsumer* consumer = nullptr);
+
+}  // namespace mlf
+
+#endif  // MLFKIT_ARTIFACT_VERIFY_H_

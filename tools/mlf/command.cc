@@ -1,0 +1,36 @@
+#include "tools/mlf/command.h"
+
+#include <iostream>
+
+namespace mlf::cli {
+
+int ReportFailure(const Status& status) {
+  std::cerr << "mlf: error: " << status.message() << "\n";
+  return kExitFailure;
+}
+
+int ReportUsageError(const std::string& command, const std::string& message) {
+  std::cerr << "mlf: error: " << message << "\n"
+            << "Try 'mlf " << command << " --help'.\n";
+  return kExitUsage;
+}
+
+bool ExpectPositionals(const std::string& command, const ParsedArgs& args, size_t min,
+                       size_t max, int* exit_code) {
+  const size_t n = args.positionals().size();
+  if (n >= min && n <= max) return true;
+  std::string message = n < min ? "missing argument" : "unexpected argument '" +
+                                                           args.positionals()[max] + "'";
+  *exit_code = ReportUsageError(command, message);
+  return false;
+}
+
+const std::vector<const Command*>& AllCommands() {
+  static const std::vector<const Command*> commands = {
+      &PackCommand(),   &UnpackCommand(), &InspectCommand(),
+      &VerifyCommand(), &KeygenCommand(), &SignCommand(),
+  };
+  return commands;
+}
+
+}  // namespace mlf::cli

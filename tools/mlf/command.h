@@ -1,0 +1,51 @@
+// The subcommand table of `mlf` and what each subcommand file provides.
+//
+// Every subcommand lives in its own cmd_<name>.cc and exposes one Command.
+// main.cc dispatches on the first word; `help` is generated from the table.
+// Exit codes (design section 7): 0 success, 1 a failed operation or check,
+// 2 bad usage. Errors go to stderr as "mlf: error: ...".
+#ifndef MLFKIT_TOOLS_MLF_COMMAND_H_
+#define MLFKIT_TOOLS_MLF_COMMAND_H_
+
+#include <string>
+#include <vector>
+
+#include "artifact/status.h"
+#include "tools/mlf/args.h"
+
+namespace mlf::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Command {
+  const char* name;
+  const char* summary;  // one line for `mlf help`
+  const char* usage;    // the full text for `mlf help CMD` and `mlf CMD --help`
+  std::vector<FlagSpec> flags;
+  // Runs with parsed arguments; returns the process exit code.
+  int (*run)(const ParsedArgs& args);
+};
+
+// Prints "mlf: error: <message>" to stderr and returns kExitFailure.
+int ReportFailure(const Status& status);
+// Prints "mlf: error: <message>" and a hint to see `mlf CMD --help`; returns kExitUsage.
+int ReportUsageError(const std::string& command, const std::string& message);
+// Checks the positional count; on mismatch reports a usage error.
+bool ExpectPositionals(const std::string& command, const ParsedArgs& args, size_t min,
+                       size_t max, int* exit_code);
+
+const Command& PackCommand();
+const Command& UnpackCommand();
+const Command& InspectCommand();
+const Command& VerifyCommand();
+const Command& KeygenCommand();
+const Command& SignCommand();
+
+// Every subcommand, in the order `mlf help` lists them.
+const std::vector<const Command*>& AllCommands();
+
+}  // namespace mlf::cli
+
+#endif  // MLFKIT_TOOLS_MLF_COMMAND_H_

@@ -1,0 +1,77 @@
+// mlf: the Model Library Format command line. One file per subcommand
+// (cmd_*.cc); this file only dispatches and prints help.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/mlf/command.h"
+
+namespace mlf::cli {
+namespace {
+
+void PrintOverview(std::ostream& out) {
+  out << "usage: mlf <command> [options]\n\n"
+         "Model Library Format toolkit: build, inspect, verify and sign model archives.\n\n"
+         "commands:\n";
+  for (const Command* c : AllCommands()) {
+    std::string name = c->name;
+    out << "  " << name << std::string(10 - name.size(), ' ') << c->summary << "\n";
+  }
+  out << "  help      show this overview, or `mlf help COMMAND` for one command\n\n"
+         "Exit status: 0 success, 1 a failed operation or check, 2 bad usage.\n";
+}
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command* c : AllCommands()) {
+    if (name == c->name) return c;
+  }
+  return nullptr;
+}
+
+bool WantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") return false;
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+int Help(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    PrintOverview(std::cout);
+    return kExitOk;
+  }
+  const Command* c = FindCommand(args[0]);
+  if (c == nullptr) return ReportUsageError("help", "unknown command '" + args[0] + "'");
+  std::cout << c->usage;
+  return kExitOk;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    PrintOverview(std::cerr);
+    return kExitUsage;
+  }
+  const std::string name = words[0];
+  std::vector<std::string> rest(words.begin() + 1, words.end());
+  if (name == "help" || name == "--help" || name == "-h") return Help(rest);
+  const Command* command = FindCommand(name);
+  if (command == nullptr) {
+    std::cerr << "mlf: error: unknown command '" << name << "'\nTry 'mlf help'.\n";
+    return kExitUsage;
+  }
+  if (WantsHelp(rest)) {
+    std::cout << command->usage;
+    return kExitOk;
+  }
+  Result<ParsedArgs> parsed = ParseArgs(command->flags, rest);
+  if (!parsed.ok()) return ReportUsageError(name, parsed.status().message());
+  return command->run(*parsed);
+}
+
+}  // namespace
+}  // namespace mlf::cli
+
+int main(int argc, char** argv) { return mlf::cli::Main(argc, argv); }

@@ -1,0 +1,35 @@
+// Progress for long work, shown on stderr only when it is a terminal (never
+// in pipes or CI logs). Redraws at most ten times a second.
+#ifndef MLFKIT_TOOLS_MLF_PROGRESS_H_
+#define MLFKIT_TOOLS_MLF_PROGRESS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace mlf::cli {
+
+class Progress {
+ public:
+  explicit Progress(std::string label);
+  ~Progress();  // clears the line
+
+  // A callback for library functions taking (done, total) progress.
+  std::function<void(uint64_t, uint64_t)> Callback();
+
+  void Update(uint64_t done, uint64_t total);
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// "1.5 MiB", "312 B": sizes for people.
+std::string HumanBytes(uint64_t bytes);
+
+}  // namespace mlf::cli
+
+#endif  // MLFKIT_TOOLS_MLF_PROGRESS_H_
