@@ -1,0 +1,372 @@
+#include "artifact/archive_reader.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace mlf {
+namespace {
+
+// libarchive reads the file in blocks of this size; for uncompressed archives
+// data chunks point straight into these blocks.
+constexpr size_t kReadBlock = 1 << 20;
+
+// Quotes a member name for messages, shortening absurdly long ones.
+std::string Quote(const std::string& name) {
+  if (name.size() <= 200) return "'" + name + "'";
+  return "'" + name.substr(0, 200) + "...'";
+}
+
+Status MemberError(StatusCode code, const std::string& name, const std::string& what) {
+  return Status(code, "member " + Quote(name) + ": " + what);
+}
+
+// "10737418240 bytes (10.0 GiB)".
+std::string SizeText(uint64_t n) {
+  std::string s = std::to_string(n) + " bytes";
+  static const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int unit = -1;
+  while (v >= 1024 && unit < 3) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit >= 0) {
+    char buf[32];
+    snprintf(buf, sizeof buf, " (%.1f %s)", v, kUnits[unit]);
+    s += buf;
+  }
+  return s;
+}
+
+bool Contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
+// Removes "." and empty components; refuses absolute paths and "..".
+Result<std::string> NormaliseName(const std::string& raw) {
+  if (raw.empty()) return InvalidArgument("member '': empty name");
+  if (raw[0] == '/') return MemberError(StatusCode::kPermissionDenied, raw, "absolute path");
+  std::string out;
+  size_t start = 0;
+  while (start <= raw.size()) {
+    size_t end = raw.find('/', start);
+    if (end == std::string::npos) end = raw.size();
+    const std::string part = raw.substr(start, end - start);
+    if (part == "..") {
+      return MemberError(StatusCode::kPermissionDenied, raw,
+                         "path escapes the destination ('..' component)");
+    }
+    if (!part.empty() && part != ".") out += (out.empty() ? "" : "/") + part;
+    start = end + 1;
+  }
+  return out;
+}
+
+// Recognises common non-tar inputs by their magic bytes, for a clear error.
+const char* OtherFormat(int fd) {
+  unsigned char m[8] = {};
+  if (pread(fd, m, sizeof m, 0) < 6) return nullptr;
+  if (memcmp(m, "PK\x03\x04", 4) == 0 || memcmp(m, "PK\x05\x06", 4) == 0) return "a zip archive";
+  if (memcmp(m, "07070", 5) == 0 || (m[0] == 0xc7 && m[1] == 0x71)) return "a cpio archive";
+  if (memcmp(m, "BZh", 3) == 0) return "bzip2-compressed data";
+  if (memcmp(m,
+             "\xfd"
+             "7zXZ",
+             5) == 0)
+    return "xz-compressed data";
+  if (memcmp(m, "7z\xbc\xaf\x27\x1c", 6) == 0) return "a 7-zip archive";
+  if (memcmp(m, "Rar!", 4) == 0) return "a RAR archive";
+  if (memcmp(m, "\x04\x22\x4d\x18", 4) == 0) return "lz4-compressed data";
+  return nullptr;
+}
+
+Status NotTar(const std::string& path, const std::string& what) {
+  return InvalidArgument("'" + path + "' is " + what +
+                         ", not a tar archive (accepted: tar, optionally gzip- or "
+                         "zstd-compressed)");
+}
+
+// Names the kind of entry if it is not a regular file or directory.
+const char* ForbiddenType(archive_entry* e) {
+  switch (archive_entry_filetype(e)) {
+    case AE_IFREG:
+    case AE_IFDIR:
+      return nullptr;
+    case AE_IFLNK:
+      return "symbolic link";
+    case AE_IFCHR:
+      return "character device file (device files are not allowed)";
+    case AE_IFBLK:
+      return "block device file (device files are not allowed)";
+    case AE_IFIFO:
+      return "FIFO (named pipes are not allowed)";
+    case AE_IFSOCK:
+      return "socket (sockets are not allowed)";
+    default:
+      return "entry of an unsupported type";
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& path,
+                                                           const ReaderLimits& limits) {
+  auto r = std::unique_ptr<ArchiveReader>(new ArchiveReader(path, limits));
+  r->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (r->fd_ < 0) return ErrnoError("cannot open archive '" + path + "'");
+  struct stat st;
+  if (fstat(r->fd_, &st) != 0) return ErrnoError("cannot open archive '" + path + "'");
+  if (S_ISDIR(st.st_mode)) return InvalidArgument("'" + path + "' is a directory, not an archive");
+  if (const char* other = OtherFormat(r->fd_)) return NotTar(path, other);
+  posix_fadvise(r->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+
+  r->archive_ = archive_read_new();
+  if (r->archive_ == nullptr) return Internal("cannot create a libarchive reader");
+  archive_read_support_filter_gzip(r->archive_);
+  archive_read_support_filter_zstd(r->archive_);
+  archive_read_support_format_tar(r->archive_);  // ustar, pax and GNU tar
+  if (archive_read_open_fd(r->archive_, r->fd_, kReadBlock) != ARCHIVE_OK) {
+    // Filters decompress a first block while detecting: corrupt or
+    // truncated compressed data fails here.
+    unsigned char m[4] = {};
+    if (pread(r->fd_, m, sizeof m, 0) == 4) {
+      if (m[0] == 0x1f && m[1] == 0x8b) r->compression_ = Compression::kGzip;
+      if (memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0) r->compression_ = Compression::kZstd;
+    }
+    return r->LibarchiveError("", true);
+  }
+  switch (archive_filter_code(r->archive_, 0)) {
+    case ARCHIVE_FILTER_GZIP:
+      r->compression_ = Compression::kGzip;
+      break;
+    case ARCHIVE_FILTER_ZSTD:
+      r->compression_ = Compression::kZstd;
+      break;
+    default:
+      r->compression_ = Compression::kNone;
+      break;
+  }
+  return r;
+}
+
+ArchiveReader::~ArchiveReader() {
+  if (archive_ != nullptr) archive_read_free(archive_);
+  if (fd_ >= 0) close(fd_);
+}
+
+Status ArchiveReader::Fail(Status s) {
+  broken_ = s;
+  return s;
+}
+
+Status ArchiveReader::LibarchiveError(const std::string& member, bool in_header) const {
+  const char* raw = archive_error_string(archive_);
+  const std::string msg = raw != nullptr ? raw : "unknown libarchive error";
+  if (Contains(msg, "Unrecognized archive format")) return NotTar(path_, "not recognised");
+  // Header errors happen between members: say where.
+  const std::string where = !in_header           ? ""
+                            : last_name_.empty() ? " at the start of the archive"
+                                                 : " after member " + Quote(last_name_);
+  const std::string prefix = member.empty() ? "" : "member " + Quote(member) + ": ";
+  std::string what;
+  if (Contains(msg, "runcated") || Contains(msg, "Premature end")) {
+    what = "truncated archive";
+  } else if (compression_ == Compression::kGzip &&
+             (Contains(msg, "gzip") || Contains(msg, "inflate") || Contains(msg, "ecompress"))) {
+    what = "corrupt gzip data";
+  } else if (compression_ == Compression::kZstd &&
+             (Contains(msg, "zstd") || Contains(msg, "Zstd"))) {
+    what = "corrupt zstd data";
+  } else if (Contains(msg, "Damaged")) {
+    what = "corrupt tar header (bad checksum)";
+  } else {
+    what = "unreadable archive";
+  }
+  return DataLoss(prefix + what + where + " (" + msg + ")");
+}
+
+Status ArchiveReader::CheckRatio(const std::string& member) const {
+  if (compression_ == Compression::kNone) return Status::Ok();
+  const int64_t out = archive_filter_bytes(archive_, 0);
+  const int64_t in = std::max<int64_t>(archive_filter_bytes(archive_, -1), 1);
+  if (out < 0 || static_cast<uint64_t>(out) <= limits_.ratio_grace_bytes) return Status::Ok();
+  const double ratio = static_cast<double>(out) / static_cast<double>(in);
+  if (ratio <= limits_.max_compression_ratio) return Status::Ok();
+  char text[160];
+  snprintf(text, sizeof text,
+           "compression ratio %.0f:1 exceeds the limit of %.0f:1; possible decompression bomb",
+           ratio, limits_.max_compression_ratio);
+  return MemberError(StatusCode::kOutOfRange, member,
+                     "decompressed data exceeds the allowed size for " + std::to_string(in) +
+                         " compressed bytes (" + text + ")");
+}
+
+Status ArchiveReader::CheckEntry(archive_entry* e, const std::string& raw) {
+  if (const char* target = archive_entry_hardlink(e)) {
+    return MemberError(StatusCode::kPermissionDenied, raw,
+                       std::string("hard link to '") + target + "' (links are not allowed)");
+  }
+  if (archive_entry_filetype(e) == AE_IFLNK) {
+    const char* target = archive_entry_symlink(e);
+    return MemberError(
+        StatusCode::kPermissionDenied, raw,
+        std::string("symbolic link to '") + (target ? target : "") + "' (links are not allowed)");
+  }
+  if (const char* kind = ForbiddenType(e)) {
+    return MemberError(StatusCode::kPermissionDenied, raw, kind);
+  }
+  if (archive_entry_sparse_count(e) > 0) {
+    return MemberError(StatusCode::kInvalidArgument, raw, "sparse file (not supported)");
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<EntryInfo>> ArchiveReader::Next() {
+  if (!broken_.ok()) return broken_;
+  if (at_end_) return std::optional<EntryInfo>();
+  Result<std::optional<EntryInfo>> r = NextEntry();
+  if (!r.ok()) return Fail(r.status());
+  return r;
+}
+
+Result<std::optional<EntryInfo>> ArchiveReader::NextEntry() {
+  // libarchive would skip unread compressed data silently; drain it through
+  // the ratio checks instead.
+  if (current_ && !data_read_ && compression_ != Compression::kNone) {
+    MLF_RETURN_IF_ERROR(ReadBlocks([](const void*, size_t) { return Status::Ok(); }));
+  }
+  if (current_) last_name_ = current_raw_;
+  current_.reset();
+  for (;;) {
+    archive_entry* e = nullptr;
+    const int r = archive_read_next_header(archive_, &e);
+    if (r == ARCHIVE_EOF) {
+      at_end_ = true;
+      return std::optional<EntryInfo>();
+    }
+    // ARCHIVE_WARN: e.g. a name not convertible to the locale; the raw name
+    // is still checked below. ARCHIVE_RETRY (damaged header) is an error:
+    // libarchive would resynchronise by skipping data.
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return LibarchiveError("", true);
+    if (++members_ > limits_.max_members) {
+      return OutOfRange("archive has more than " + std::to_string(limits_.max_members) +
+                        " members");
+    }
+    const char* utf8 = archive_entry_pathname_utf8(e);
+    const char* native = archive_entry_pathname(e);
+    const std::string raw = utf8 ? utf8 : native ? native : "";
+    if (raw.size() > limits_.max_name_length) {
+      return MemberError(StatusCode::kOutOfRange, raw,
+                         "name is " + std::to_string(raw.size()) +
+                             " bytes, longer than the limit of " +
+                             std::to_string(limits_.max_name_length));
+    }
+    MLF_ASSIGN_OR_RETURN(std::string name, NormaliseName(raw));
+    MLF_RETURN_IF_ERROR(CheckEntry(e, raw));
+    MLF_RETURN_IF_ERROR(CheckRatio(raw));
+    if (archive_entry_filetype(e) == AE_IFDIR) {
+      if (files_.count(name)) {
+        return MemberError(StatusCode::kAlreadyExists, raw, "directory has the name of a file");
+      }
+      if (!name.empty()) dirs_.insert(name);
+      continue;
+    }
+    MLF_RETURN_IF_ERROR(AcceptFile(e, raw, name));
+    return current_;
+  }
+}
+
+Status ArchiveReader::AcceptFile(archive_entry* e, const std::string& raw,
+                                 const std::string& name) {
+  if (name.empty()) return MemberError(StatusCode::kInvalidArgument, raw, "empty name");
+  const int64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+  if (declared < 0) return MemberError(StatusCode::kDataLoss, raw, "negative size");
+  const uint64_t size = static_cast<uint64_t>(declared);
+  if (size > limits_.max_member_bytes) {
+    return MemberError(
+        StatusCode::kOutOfRange, raw,
+        "size " + SizeText(size) + " exceeds the limit of " + SizeText(limits_.max_member_bytes));
+  }
+  if (size > limits_.max_total_bytes - std::min(total_declared_, limits_.max_total_bytes)) {
+    return MemberError(StatusCode::kOutOfRange, raw,
+                       "members total more than the limit of " + SizeText(limits_.max_total_bytes));
+  }
+  if (files_.count(name) || dirs_.count(name)) {
+    return MemberError(
+        StatusCode::kAlreadyExists, raw,
+        raw == name ? "duplicate member" : "duplicate member (same path as '" + name + "')");
+  }
+  files_.insert(name);
+  total_declared_ += size;
+  EntryInfo info{name, size, kUnknownOffset};
+  if (compression_ == Compression::kNone) {
+    // The tar reader has consumed the headers: the stream position is the data.
+    info.data_offset = static_cast<uint64_t>(archive_filter_bytes(archive_, 0));
+  }
+  current_ = std::move(info);
+  current_raw_ = raw;
+  delivered_ = 0;
+  data_read_ = false;
+  return Status::Ok();
+}
+
+Status ArchiveReader::ReadBlocks(const std::function<Status(const void*, size_t)>& sink) {
+  data_read_ = true;
+  for (;;) {
+    const void* buf = nullptr;
+    size_t n = 0;
+    la_int64_t offset = 0;
+    const int r = archive_read_data_block(archive_, &buf, &n, &offset);
+    if (r == ARCHIVE_EOF) break;
+    if (r != ARCHIVE_OK) return Fail(LibarchiveError(current_raw_, false));
+    if (offset < 0 || static_cast<uint64_t>(offset) != delivered_) {
+      return Fail(
+          MemberError(StatusCode::kInvalidArgument, current_raw_, "sparse file (not supported)"));
+    }
+    delivered_ += n;
+    if (delivered_ > current_->size) {
+      return Fail(
+          MemberError(StatusCode::kDataLoss, current_raw_, "more data than the header declares"));
+    }
+    Status ratio = CheckRatio(current_raw_);
+    if (!ratio.ok()) return Fail(ratio);
+    if (n > 0) MLF_RETURN_IF_ERROR(sink(buf, n));
+  }
+  if (delivered_ != current_->size) {
+    return Fail(MemberError(StatusCode::kDataLoss, current_raw_,
+                            "truncated archive (" + std::to_string(delivered_) + " of " +
+                                std::to_string(current_->size) + " bytes)"));
+  }
+  return Status::Ok();
+}
+
+Status ArchiveReader::ReadData(const std::function<Status(const void*, size_t)>& sink) {
+  if (!broken_.ok()) return broken_;
+  if (!current_) return FailedPrecondition("no current member: call Next() first");
+  if (data_read_) {
+    return MemberError(StatusCode::kFailedPrecondition, current_raw_, "data was already read");
+  }
+  return ReadBlocks(sink);
+}
+
+Result<std::string> ArchiveReader::ReadAll(uint64_t max_bytes) {
+  if (current_ && current_->size > max_bytes) {
+    return MemberError(StatusCode::kOutOfRange, current_raw_,
+                       "size " + SizeText(current_->size) + " exceeds the limit of " +
+                           SizeText(max_bytes) + " for reading it into memory");
+  }
+  std::string out;
+  if (current_) out.reserve(static_cast<size_t>(current_->size));
+  MLF_RETURN_IF_ERROR(ReadData([&out](const void* p, size_t n) {
+    out.append(static_cast<const char*>(p), n);
+    return Status::Ok();
+  }));
+  return out;
+}
+
+}  // namespace mlf

@@ -1,0 +1,144 @@
+#include "artifact/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+namespace mlf {
+namespace {
+
+// A file name may be at most NAME_MAX (255) bytes; the temp name adds
+// ".", ".tmp." and six random characters to the destination's name, so long
+// names are shortened in the temp name only.
+constexpr size_t kMaxNameInTemp = 200;
+
+std::string RandomSuffix() {
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  unsigned char raw[6] = {};
+  if (getrandom(raw, sizeof raw, 0) != static_cast<ssize_t>(sizeof raw)) {
+    // getrandom cannot fail for 6 bytes once the pool is initialised; fall
+    // back to something still unlikely to collide (O_EXCL catches collisions).
+    const unsigned long long v =
+        static_cast<unsigned long long>(getpid()) * 2654435761u ^ reinterpret_cast<uintptr_t>(&raw);
+    for (size_t i = 0; i < sizeof raw; ++i) raw[i] = static_cast<unsigned char>(v >> (8 * i));
+  }
+  std::string s;
+  for (unsigned char c : raw) s += kChars[c % (sizeof kChars - 1)];
+  return s;
+}
+
+void SplitPath(const std::string& path, std::string* dir, std::string* base) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    *dir = ".";
+    *base = path;
+  } else {
+    *dir = slash == 0 ? "/" : path.substr(0, slash);
+    *base = path.substr(slash + 1);
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& dest, mode_t mode) {
+  std::string dir, base;
+  SplitPath(dest, &dir, &base);
+  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return ErrnoError("cannot open directory '" + dir + "' to write '" + dest + "'");
+  Result<std::unique_ptr<AtomicFile>> f = CreateAt(dir_fd, base, mode);
+  close(dir_fd);
+  if (f.ok()) (*f)->display_ = dest;
+  return f;
+}
+
+Result<std::unique_ptr<AtomicFile>> AtomicFile::CreateAt(int dir_fd, const std::string& name,
+                                                         mode_t mode) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return InvalidArgument("cannot write '" + name + "': not a plain file name");
+  }
+  const int own_dir = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  if (own_dir < 0) return ErrnoError("cannot write '" + name + "'");
+  const std::string stem = "." + name.substr(0, kMaxNameInTemp) + ".tmp.";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string temp = stem + RandomSuffix();
+    // 0600 until the content is complete; Commit() sets the final mode.
+    const int fd =
+        openat(own_dir, temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) {
+      Status s = ErrnoError("cannot create a temporary file for '" + name + "'");
+      close(own_dir);
+      return s;
+    }
+    if (fchmod(fd, mode) != 0) {
+      Status s = ErrnoError("cannot set the mode of '" + name + "'");
+      close(fd);
+      unlinkat(own_dir, temp.c_str(), 0);
+      close(own_dir);
+      return s;
+    }
+    return std::unique_ptr<AtomicFile>(new AtomicFile(own_dir, fd, name, std::move(temp), name));
+  }
+  close(own_dir);
+  return IoError("cannot create a temporary file for '" + name + "': too many name collisions");
+}
+
+AtomicFile::~AtomicFile() {
+  Abort();
+  if (dir_fd_ >= 0) close(dir_fd_);
+}
+
+void AtomicFile::Abort() {
+  if (done_) return;
+  done_ = true;
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  unlinkat(dir_fd_, temp_name_.c_str(), 0);
+}
+
+Status AtomicFile::Write(const void* data, size_t size) {
+  if (done_) return FailedPrecondition("'" + display_ + "' was already committed or aborted");
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = write(fd_, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("cannot write '" + display_ + "'");
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status AtomicFile::Commit(bool durable) {
+  if (done_) return FailedPrecondition("'" + display_ + "' was already committed or aborted");
+  Status s;
+  if (durable && fsync(fd_) != 0) s = ErrnoError("cannot flush '" + display_ + "' to disk");
+  // close() may report a deferred write error (e.g. NFS quota).
+  if (close(fd_) != 0 && s.ok()) s = ErrnoError("cannot write '" + display_ + "'");
+  fd_ = -1;
+  if (s.ok() && renameat(dir_fd_, temp_name_.c_str(), dir_fd_, name_.c_str()) != 0) {
+    s = ErrnoError("cannot rename the temporary file over '" + display_ + "'");
+  }
+  if (!s.ok()) {
+    Abort();
+    return s;
+  }
+  done_ = true;
+  // The rename is only durable once the directory entry is on disk.
+  if (durable && fsync(dir_fd_) != 0) {
+    return ErrnoError("cannot flush the directory of '" + display_ + "'");
+  }
+  return Status::Ok();
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view data, mode_t mode) {
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<AtomicFile> f, AtomicFile::Create(path, mode));
+  MLF_RETURN_IF_ERROR(f->Write(data));
+  return f->Commit();
+}
+
+}  // namespace mlf

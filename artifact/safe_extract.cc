@@ -1,0 +1,208 @@
+#include "artifact/safe_extract.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "artifact/atomic_file.h"
+
+namespace mlf {
+namespace {
+
+// Owns a file descriptor.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  void Reset(int fd) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string MemberPrefix(const std::string& name) { return "member '" + name + "': "; }
+
+std::vector<std::string> Components(const std::string& name) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t end; (end = name.find('/', start)) != std::string::npos; start = end + 1) {
+    parts.push_back(name.substr(start, end - start));
+  }
+  parts.push_back(name.substr(start));
+  return parts;
+}
+
+// Opens (creating if needed) the subdirectory `part` of `dir`, never
+// following a symlink.
+Result<int> OpenSubdir(int dir, const std::string& part, const std::string& member) {
+  if (mkdirat(dir, part.c_str(), 0755) != 0 && errno != EEXIST) {
+    return ErrnoError(MemberPrefix(member) + "cannot create directory '" + part + "'");
+  }
+  const int fd = openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  const int saved = errno;
+  struct stat st;
+  if (fstatat(dir, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+    return PermissionDenied(MemberPrefix(member) + "'" + part +
+                            "' is a symbolic link in the destination (refusing to follow it)");
+  }
+  if (saved == ENOTDIR) {
+    return FailedPrecondition(MemberPrefix(member) + "'" + part +
+                              "' exists in the destination and is not a directory");
+  }
+  errno = saved;
+  return ErrnoError(MemberPrefix(member) + "cannot open directory '" + part + "'");
+}
+
+// Writes the current member of `reader` below `root`.
+Status WriteMember(int root, const EntryInfo& entry, ArchiveReader& reader, bool durable) {
+  const std::vector<std::string> parts = Components(entry.name);
+  Fd dir(fcntl(root, F_DUPFD_CLOEXEC, 0));
+  if (dir.get() < 0) return ErrnoError(MemberPrefix(entry.name) + "cannot open the destination");
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    MLF_ASSIGN_OR_RETURN(int sub, OpenSubdir(dir.get(), parts[i], entry.name));
+    dir.Reset(sub);
+  }
+  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::CreateAt(dir.get(), parts.back(), 0644);
+  if (!file.ok()) return file.status().WithContext("member '" + entry.name + "'");
+  MLF_RETURN_IF_ERROR(
+      reader.ReadData([&](const void* p, size_t n) { return (*file)->Write(p, n); }));
+  Status s = (*file)->Commit(durable);
+  return s.ok() ? s : s.WithContext("member '" + entry.name + "'");
+}
+
+Status ExtractInto(const std::string& archive, int root, const ReaderLimits& limits, bool durable) {
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(archive, limits));
+  for (;;) {
+    MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
+    if (!entry) return Status::Ok();
+    MLF_RETURN_IF_ERROR(WriteMember(root, *entry, *reader, durable));
+  }
+}
+
+// Removes the directory `name` in `parent` and everything below it (only
+// used on our own staging directory; never follows symlinks).
+void RemoveTree(int parent, const std::string& name) {
+  const int fd = openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    DIR* d = fdopendir(fd);  // takes ownership of fd
+    if (d == nullptr) {
+      close(fd);
+    } else {
+      std::vector<std::string> children;
+      while (dirent* e = readdir(d)) {
+        const std::string child = e->d_name;
+        if (child != "." && child != "..") children.push_back(child);
+      }
+      for (const std::string& child : children) {
+        if (unlinkat(dirfd(d), child.c_str(), 0) != 0 && errno == EISDIR) {
+          RemoveTree(dirfd(d), child);
+        }
+      }
+      closedir(d);
+    }
+  }
+  unlinkat(parent, name.c_str(), AT_REMOVEDIR);
+}
+
+Result<bool> IsEmptyDirectory(int fd, const std::string& path) {
+  DIR* d = fdopendir(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (d == nullptr) return ErrnoError("cannot list destination '" + path + "'");
+  bool empty = true;
+  while (dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") empty = false;
+  }
+  closedir(d);
+  return empty;
+}
+
+Status MakeParents(const std::string& path) {
+  for (size_t i = 1; i < path.size(); ++i) {
+    if (path[i] != '/') continue;
+    const std::string prefix = path.substr(0, i);
+    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+      return ErrnoError("cannot create directory '" + prefix + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+// Extracts into a fresh staging directory next to `dest`, then renames it.
+Status ExtractStaged(const std::string& archive, const std::string& dest,
+                     const ReaderLimits& limits) {
+  const size_t slash = dest.rfind('/');
+  const std::string parent = slash == std::string::npos ? "."
+                             : slash == 0               ? "/"
+                                                        : dest.substr(0, slash);
+  const std::string base = slash == std::string::npos ? dest : dest.substr(slash + 1);
+  MLF_RETURN_IF_ERROR(MakeParents(dest));
+  Fd parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (parent_fd.get() < 0) return ErrnoError("cannot open directory '" + parent + "'");
+  std::string stage = parent + "/." + base.substr(0, 200) + ".extract.XXXXXX";
+  if (mkdtemp(stage.data()) == nullptr)
+    return ErrnoError("cannot create a staging directory in '" + parent + "'");
+  const std::string stage_name = stage.substr(parent.size() + 1);
+  Fd stage_fd(
+      openat(parent_fd.get(), stage_name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  Status s = stage_fd.get() < 0 ? ErrnoError("cannot open staging directory '" + stage + "'")
+                                : ExtractInto(archive, stage_fd.get(), limits, /*durable=*/false);
+  // One sync for the whole tree instead of one per file.
+  if (s.ok() && syncfs(stage_fd.get()) != 0) s = ErrnoError("cannot flush '" + stage + "' to disk");
+  if (s.ok() && fchmod(stage_fd.get(), 0755) != 0)
+    s = ErrnoError("cannot set the mode of '" + stage + "'");
+  if (s.ok() && renameat(parent_fd.get(), stage_name.c_str(), parent_fd.get(), base.c_str()) != 0) {
+    s = ErrnoError("cannot move the extracted files to '" + dest +
+                   "' (was it created or filled during extraction?)");
+  }
+  if (!s.ok()) {
+    RemoveTree(parent_fd.get(), stage_name);
+    return s;
+  }
+  if (fsync(parent_fd.get()) != 0) return ErrnoError("cannot flush directory '" + parent + "'");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ExtractArchive(const std::string& archive, const std::string& dest_dir,
+                      const ReaderLimits& limits, const ExtractOptions& options) {
+  std::string dest = dest_dir;
+  while (dest.size() > 1 && dest.back() == '/') dest.pop_back();
+  if (dest.empty()) return InvalidArgument("the destination directory name is empty");
+  Fd dest_fd(open(dest.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dest_fd.get() < 0) {
+    if (errno == ENOTDIR) {
+      return FailedPrecondition("destination '" + dest + "' exists and is not a directory");
+    }
+    if (errno != ENOENT) return ErrnoError("cannot open destination '" + dest + "'");
+    return ExtractStaged(archive, dest, limits);
+  }
+  MLF_ASSIGN_OR_RETURN(bool empty, IsEmptyDirectory(dest_fd.get(), dest));
+  if (!empty && !options.overwrite) {
+    return FailedPrecondition("destination '" + dest +
+                              "' exists and is not empty (extract into a new or empty directory, "
+                              "or allow overwriting)");
+  }
+  const std::string base = dest.substr(dest.rfind('/') + 1);
+  if (empty && base != "." && base != ".." && dest != "/") {
+    return ExtractStaged(archive, dest, limits);
+  }
+  return ExtractInto(archive, dest_fd.get(), limits, /*durable=*/true);
+}
+
+}  // namespace mlf
