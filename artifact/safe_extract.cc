@@ -68,32 +68,6 @@ Result<int> OpenSubdir(int dir, const std::string& part, const std::string& memb
   return ErrnoError(MemberPrefix(member) + "cannot open directory '" + part + "'");
 }
 
-// Writes the current member of `reader` below `root`.
-Status WriteMember(int root, const EntryInfo& entry, ArchiveReader& reader, bool durable) {
-  const std::vector<std::string> parts = Components(entry.name);
-  Fd dir(fcntl(root, F_DUPFD_CLOEXEC, 0));
-  if (dir.get() < 0) return ErrnoError(MemberPrefix(entry.name) + "cannot open the destination");
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    MLF_ASSIGN_OR_RETURN(int sub, OpenSubdir(dir.get(), parts[i], entry.name));
-    dir.Reset(sub);
-  }
-  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::CreateAt(dir.get(), parts.back(), 0644);
-  if (!file.ok()) return file.status().WithContext("member '" + entry.name + "'");
-  MLF_RETURN_IF_ERROR(
-      reader.ReadData([&](const void* p, size_t n) { return (*file)->Write(p, n); }));
-  Status s = (*file)->Commit(durable);
-  return s.ok() ? s : s.WithContext("member '" + entry.name + "'");
-}
-
-Status ExtractInto(const std::string& archive, int root, const ReaderLimits& limits, bool durable) {
-  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(archive, limits));
-  for (;;) {
-    MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
-    if (!entry) return Status::Ok();
-    MLF_RETURN_IF_ERROR(WriteMember(root, *entry, *reader, durable));
-  }
-}
-
 // Removes the directory `name` in `parent` and everything below it (only
 // used on our own staging directory; never follows symlinks).
 void RemoveTree(int parent, const std::string& name) {
@@ -142,55 +116,64 @@ Status MakeParents(const std::string& path) {
   return Status::Ok();
 }
 
-// Extracts into a fresh staging directory next to `dest`, then renames it.
-Status ExtractStaged(const std::string& archive, const std::string& dest,
-                     const ReaderLimits& limits) {
+}  // namespace
+
+// Staged: `root_` is a fresh directory next to the destination, renamed over
+// it by Commit(). In place: `root_` is the destination itself.
+struct ExtractionTarget::State {
+  Fd parent;           // the destination's parent (staged mode)
+  Fd root;             // where members are written
+  std::string dest;
+  std::string stage_name;  // empty in place
+  bool committed = false;
+  std::unique_ptr<AtomicFile> file;
+  std::string member;
+};
+
+ExtractionTarget::ExtractionTarget() : state_(new State()) {}
+
+ExtractionTarget::~ExtractionTarget() {
+  state_->file.reset();
+  if (!state_->committed && !state_->stage_name.empty()) {
+    RemoveTree(state_->parent.get(), state_->stage_name);
+  }
+}
+
+Status ExtractionTarget::OpenStaged(const std::string& dest) {
   const size_t slash = dest.rfind('/');
   const std::string parent = slash == std::string::npos ? "."
                              : slash == 0               ? "/"
                                                         : dest.substr(0, slash);
   const std::string base = slash == std::string::npos ? dest : dest.substr(slash + 1);
   MLF_RETURN_IF_ERROR(MakeParents(dest));
-  Fd parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (parent_fd.get() < 0) return ErrnoError("cannot open directory '" + parent + "'");
+  state_->parent.Reset(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (state_->parent.get() < 0) return ErrnoError("cannot open directory '" + parent + "'");
   std::string stage = parent + "/." + base.substr(0, 200) + ".extract.XXXXXX";
-  if (mkdtemp(stage.data()) == nullptr)
+  if (mkdtemp(stage.data()) == nullptr) {
     return ErrnoError("cannot create a staging directory in '" + parent + "'");
-  const std::string stage_name = stage.substr(parent.size() + 1);
-  Fd stage_fd(
-      openat(parent_fd.get(), stage_name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  Status s = stage_fd.get() < 0 ? ErrnoError("cannot open staging directory '" + stage + "'")
-                                : ExtractInto(archive, stage_fd.get(), limits, /*durable=*/false);
-  // One sync for the whole tree instead of one per file.
-  if (s.ok() && syncfs(stage_fd.get()) != 0) s = ErrnoError("cannot flush '" + stage + "' to disk");
-  if (s.ok() && fchmod(stage_fd.get(), 0755) != 0)
-    s = ErrnoError("cannot set the mode of '" + stage + "'");
-  if (s.ok() && renameat(parent_fd.get(), stage_name.c_str(), parent_fd.get(), base.c_str()) != 0) {
-    s = ErrnoError("cannot move the extracted files to '" + dest +
-                   "' (was it created or filled during extraction?)");
   }
-  if (!s.ok()) {
-    RemoveTree(parent_fd.get(), stage_name);
-    return s;
-  }
-  if (fsync(parent_fd.get()) != 0) return ErrnoError("cannot flush directory '" + parent + "'");
+  state_->stage_name = stage.substr(parent.size() + 1);
+  state_->root.Reset(openat(state_->parent.get(), state_->stage_name.c_str(),
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (state_->root.get() < 0) return ErrnoError("cannot open staging directory '" + stage + "'");
   return Status::Ok();
 }
 
-}  // namespace
-
-Status ExtractArchive(const std::string& archive, const std::string& dest_dir,
-                      const ReaderLimits& limits, const ExtractOptions& options) {
+Result<std::unique_ptr<ExtractionTarget>> ExtractionTarget::Open(const std::string& dest_dir,
+                                                                 const ExtractOptions& options) {
   std::string dest = dest_dir;
   while (dest.size() > 1 && dest.back() == '/') dest.pop_back();
   if (dest.empty()) return InvalidArgument("the destination directory name is empty");
+  std::unique_ptr<ExtractionTarget> target(new ExtractionTarget());
+  target->state_->dest = dest;
   Fd dest_fd(open(dest.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dest_fd.get() < 0) {
     if (errno == ENOTDIR) {
       return FailedPrecondition("destination '" + dest + "' exists and is not a directory");
     }
     if (errno != ENOENT) return ErrnoError("cannot open destination '" + dest + "'");
-    return ExtractStaged(archive, dest, limits);
+    MLF_RETURN_IF_ERROR(target->OpenStaged(dest));
+    return target;
   }
   MLF_ASSIGN_OR_RETURN(bool empty, IsEmptyDirectory(dest_fd.get(), dest));
   if (!empty && !options.overwrite) {
@@ -200,9 +183,78 @@ Status ExtractArchive(const std::string& archive, const std::string& dest_dir,
   }
   const std::string base = dest.substr(dest.rfind('/') + 1);
   if (empty && base != "." && base != ".." && dest != "/") {
-    return ExtractStaged(archive, dest, limits);
+    MLF_RETURN_IF_ERROR(target->OpenStaged(dest));
+    return target;
   }
-  return ExtractInto(archive, dest_fd.get(), limits, /*durable=*/true);
+  target->state_->root.Reset(fcntl(dest_fd.get(), F_DUPFD_CLOEXEC, 0));
+  if (target->state_->root.get() < 0) return ErrnoError("cannot open destination '" + dest + "'");
+  return target;
+}
+
+Status ExtractionTarget::BeginFile(const std::string& name) {
+  state_->file.reset();
+  state_->member = name;
+  const std::vector<std::string> parts = Components(name);
+  Fd dir(fcntl(state_->root.get(), F_DUPFD_CLOEXEC, 0));
+  if (dir.get() < 0) return ErrnoError(MemberPrefix(name) + "cannot open the destination");
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    MLF_ASSIGN_OR_RETURN(int sub, OpenSubdir(dir.get(), parts[i], name));
+    dir.Reset(sub);
+  }
+  Result<std::unique_ptr<AtomicFile>> file = AtomicFile::CreateAt(dir.get(), parts.back(), 0644);
+  if (!file.ok()) return file.status().WithContext("member '" + name + "'");
+  state_->file = std::move(*file);
+  return Status::Ok();
+}
+
+Status ExtractionTarget::Write(const void* data, size_t size) {
+  if (!state_->file) return Internal("ExtractionTarget::Write outside a file");
+  return state_->file->Write(data, size);
+}
+
+Status ExtractionTarget::EndFile() {
+  if (!state_->file) return Internal("ExtractionTarget::EndFile outside a file");
+  // Staged trees are synced once at Commit(); in place, each file is durable.
+  Status s = state_->file->Commit(/*durable=*/state_->stage_name.empty());
+  state_->file.reset();
+  return s.ok() ? s : s.WithContext("member '" + state_->member + "'");
+}
+
+Status ExtractionTarget::Commit() {
+  if (state_->stage_name.empty()) {
+    state_->committed = true;
+    return Status::Ok();
+  }
+  const int root = state_->root.get();
+  const std::string stage = state_->stage_name;
+  const std::string base = state_->dest.substr(state_->dest.rfind('/') + 1);
+  if (syncfs(root) != 0) return ErrnoError("cannot flush '" + stage + "' to disk");
+  if (fchmod(root, 0755) != 0) return ErrnoError("cannot set the mode of '" + stage + "'");
+  if (renameat(state_->parent.get(), stage.c_str(), state_->parent.get(), base.c_str()) != 0) {
+    return ErrnoError("cannot move the extracted files to '" + state_->dest +
+                      "' (was it created or filled during extraction?)");
+  }
+  state_->committed = true;
+  if (fsync(state_->parent.get()) != 0) {
+    return ErrnoError("cannot flush the directory of '" + state_->dest + "'");
+  }
+  return Status::Ok();
+}
+
+Status ExtractArchive(const std::string& archive, const std::string& dest_dir,
+                      const ReaderLimits& limits, const ExtractOptions& options) {
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(archive, limits));
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ExtractionTarget> target,
+                       ExtractionTarget::Open(dest_dir, options));
+  for (;;) {
+    MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
+    if (!entry) break;
+    MLF_RETURN_IF_ERROR(target->BeginFile(entry->name));
+    MLF_RETURN_IF_ERROR(
+        reader->ReadData([&](const void* p, size_t n) { return target->Write(p, n); }));
+    MLF_RETURN_IF_ERROR(target->EndFile());
+  }
+  return target->Commit();
 }
 
 }  // namespace mlf

@@ -25,6 +25,7 @@
 #ifndef MLFKIT_ARTIFACT_SAFE_EXTRACT_H_
 #define MLFKIT_ARTIFACT_SAFE_EXTRACT_H_
 
+#include <memory>
 #include <string>
 
 #include "artifact/archive_reader.h"
@@ -35,6 +36,32 @@ namespace mlf {
 struct ExtractOptions {
   // Extract into an existing non-empty directory (member by member, see above).
   bool overwrite = false;
+};
+
+// Where extracted files go, with the rules above. Callers that read the
+// archive themselves (e.g. to verify it in the same pass) drive it directly:
+// BeginFile / Write / EndFile per member, then Commit() once everything has
+// passed. Destroying it without Commit() removes a staged tree entirely.
+// Member names must already be safe (ArchiveReader guarantees that).
+class ExtractionTarget {
+ public:
+  static Result<std::unique_ptr<ExtractionTarget>> Open(const std::string& dest_dir,
+                                                        const ExtractOptions& options = {});
+  ~ExtractionTarget();
+  ExtractionTarget(const ExtractionTarget&) = delete;
+  ExtractionTarget& operator=(const ExtractionTarget&) = delete;
+
+  Status BeginFile(const std::string& name);
+  Status Write(const void* data, size_t size);
+  Status EndFile();
+  // Staged: sync, then rename the tree into place. In place: nothing left to do.
+  Status Commit();
+
+ private:
+  ExtractionTarget();
+  Status OpenStaged(const std::string& dest);
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 Status ExtractArchive(const std::string& archive, const std::string& dest_dir,

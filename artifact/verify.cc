@@ -32,6 +32,7 @@ class Verifier {
       MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
     }
     MLF_RETURN_IF_ERROR(CheckSignaturePolicy());
+    if (consumer_) MLF_RETURN_IF_ERROR(consumer_->OnMetadata(report_.metadata));
     for (; entry; ) {
       MLF_RETURN_IF_ERROR(CheckMember(*entry));
       MLF_ASSIGN_OR_RETURN(entry, reader_->Next());

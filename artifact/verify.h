@@ -61,6 +61,9 @@ struct VerifyReport {
 class MemberConsumer {
  public:
   virtual ~MemberConsumer() = default;
+  // Called once metadata.json is valid and the signature policy is met,
+  // before any other member is read.
+  virtual Status OnMetadata(const Metadata& metadata) { return Status::Ok(); }
   virtual Status Begin(const EntryInfo& entry) = 0;
   virtual Status Data(const void* data, size_t size) = 0;
   virtual Status End() = 0;

@@ -1,9 +1,8 @@
 // mlf unpack: verified, safe extraction of an archive into a directory.
 #include <iostream>
 
-#include "artifact/safe_extract.h"
 #include "artifact/signature.h"
-#include "artifact/verify.h"
+#include "artifact/unpack.h"
 #include "tools/mlf/command.h"
 
 namespace mlf::cli {
@@ -32,11 +31,8 @@ int RunUnpack(const ParsedArgs& args) {
     if (!key.ok()) return ReportFailure(key.status());
     options.public_key_pem = *key;
   }
-  // TODO(lead): single pass once the extractor is a MemberConsumer.
-  Result<VerifyReport> report = VerifyArchive(path, options);
+  Result<VerifyReport> report = UnpackArchive(path, args.Get("output"), options);
   if (!report.ok()) return ReportFailure(report.status().WithContext(path));
-  Status extracted = ExtractArchive(path, args.Get("output"), options.limits);
-  if (!extracted.ok()) return ReportFailure(extracted.WithContext(path));
   std::cout << "unpacked " << report->member_count << " members into " << args.Get("output")
             << "\n";
   return kExitOk;
