@@ -273,12 +273,30 @@ Result<std::optional<EntryInfo>> ArchiveReader::NextEntry() {
       if (files_.count(name)) {
         return MemberError(StatusCode::kAlreadyExists, raw, "directory has the name of a file");
       }
-      if (!name.empty()) dirs_.insert(name);
+      if (!name.empty()) {
+        MLF_RETURN_IF_ERROR(AddParentDirectories(raw, name));
+        dirs_.insert(name);
+      }
       continue;
     }
     MLF_RETURN_IF_ERROR(AcceptFile(e, raw, name));
     return current_;
   }
+}
+
+// Records the directories a member's path implies; one of them being a file
+// member would make the archive impossible to extract.
+Status ArchiveReader::AddParentDirectories(const std::string& raw, const std::string& name) {
+  for (size_t slash = name.find('/'); slash != std::string::npos;
+       slash = name.find('/', slash + 1)) {
+    const std::string parent = name.substr(0, slash);
+    if (files_.count(parent)) {
+      return MemberError(StatusCode::kAlreadyExists, raw,
+                         "its parent directory '" + parent + "' is a file member");
+    }
+    dirs_.insert(parent);
+  }
+  return Status::Ok();
 }
 
 Status ArchiveReader::AcceptFile(archive_entry* e, const std::string& raw,
@@ -296,11 +314,16 @@ Status ArchiveReader::AcceptFile(archive_entry* e, const std::string& raw,
     return MemberError(StatusCode::kOutOfRange, raw,
                        "members total more than the limit of " + SizeText(limits_.max_total_bytes));
   }
-  if (files_.count(name) || dirs_.count(name)) {
+  if (files_.count(name)) {
     return MemberError(
         StatusCode::kAlreadyExists, raw,
         raw == name ? "duplicate member" : "duplicate member (same path as '" + name + "')");
   }
+  if (dirs_.count(name)) {
+    return MemberError(StatusCode::kAlreadyExists, raw,
+                       "is a file, but other members use it as a directory");
+  }
+  MLF_RETURN_IF_ERROR(AddParentDirectories(raw, name));
   files_.insert(name);
   total_declared_ += size;
   EntryInfo info{name, size, kUnknownOffset};

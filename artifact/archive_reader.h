@@ -97,6 +97,7 @@ class ArchiveReader {
 
   Result<std::optional<EntryInfo>> NextEntry();
   Status ReadBlocks(const std::function<Status(const void*, size_t)>& sink);
+  Status AddParentDirectories(const std::string& raw, const std::string& name);
   Status CheckEntry(struct archive_entry* entry, const std::string& raw);
   Status AcceptFile(struct archive_entry* entry, const std::string& raw, const std::string& name);
   Status CheckRatio(const std::string& member) const;

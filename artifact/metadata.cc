@@ -260,8 +260,14 @@ Status CheckVersion(int64_t version) {
   return Status::Ok();
 }
 
+Result<json> ParseMetadataJson(std::string_view text) {
+  Result<json> j = ParseBoundedJson(text, kMaxMetadataBytes, kMaxJsonDepth);
+  if (!j.ok()) return j.status().WithContext("metadata.json");
+  return j;
+}
+
 Result<Metadata> Parse(std::string_view text, bool packing) {
-  MLF_ASSIGN_OR_RETURN(json j, ParseBoundedJson(text, kMaxMetadataBytes, kMaxJsonDepth));
+  MLF_ASSIGN_OR_RETURN(json j, ParseMetadataJson(text));
   if (!j.is_object()) return InvalidArgument("metadata.json: top level is not a JSON object");
   if (!j.contains("version") || !j["version"].is_number_integer()) {
     return InvalidArgument("metadata.json: missing integer field \"version\"");
@@ -288,7 +294,7 @@ std::string SerializeMetadata(const Metadata& metadata) {
 }
 
 Result<int> PeekMetadataVersion(std::string_view json_text) {
-  MLF_ASSIGN_OR_RETURN(json j, ParseBoundedJson(json_text, kMaxMetadataBytes, kMaxJsonDepth));
+  MLF_ASSIGN_OR_RETURN(json j, ParseMetadataJson(json_text));
   if (!j.is_object() || !j.contains("version") || !j["version"].is_number_integer()) {
     return InvalidArgument("metadata.json: missing integer field \"version\"");
   }

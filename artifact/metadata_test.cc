@@ -65,7 +65,7 @@ TEST(MetadataTest, AncientVersionIsRefused) {
 TEST(MetadataTest, NotJsonIsRefused) {
   Status s = ParseMetadata("this is not json").status();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message().rfind("not valid JSON: ", 0), 0u) << s.message();
+  EXPECT_EQ(s.message().rfind("metadata.json: not valid JSON: ", 0), 0u) << s.message();
 }
 
 TEST(MetadataTest, MissingVersionIsRefused) {

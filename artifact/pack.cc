@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "artifact/c_name.h"
@@ -95,6 +96,27 @@ Result<uint64_t> SourceSize(const MemberSource& source) {
   return static_cast<uint64_t>(st.st_size);
 }
 
+// Names a referenced file that the directory lacks, before any writing.
+Status CheckReferencedFilesExist(const std::string& dir, const Metadata& metadata,
+                                 const std::vector<std::string>& files) {
+  const std::set<std::string> present(files.begin(), files.end());
+  for (const auto& [name, m] : metadata.modules) {
+    std::vector<std::pair<std::string, std::string>> refs;
+    for (const std::string& s : m.sources) refs.push_back({"sources", s});
+    if (m.host_library) refs.push_back({"host_library.path", m.host_library->path});
+    if (m.parameters && m.parameters->storage == "file") {
+      refs.push_back({"parameters.path", m.parameters->path});
+    }
+    if (m.source && !m.source->path.empty()) refs.push_back({"source.path", m.source->path});
+    for (const auto& [field, path] : refs) {
+      if (present.count(path)) continue;
+      return NotFound(Quote(dir + "/" + path) + " does not exist (module " + Quote(name) + " " +
+                      field + " refers to it)");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool IsAlignedMember(const std::string& name) {
@@ -158,9 +180,10 @@ Result<Metadata> PackDirectory(const std::string& dir, const std::string& out,
   MLF_ASSIGN_OR_RETURN(std::string text,
                        ReadSmallFile(dir + "/" + kMetadataMember, kMaxMetadataBytes));
   Result<Metadata> metadata = ParseMetadataForPacking(text);
-  if (!metadata.ok()) return metadata.status().WithContext(dir + "/metadata.json");
+  if (!metadata.ok()) return metadata.status().WithContext(dir);
   std::vector<std::string> files;
   MLF_RETURN_IF_ERROR(ListFiles(dir, "", &files));
+  MLF_RETURN_IF_ERROR(CheckReferencedFilesExist(dir, *metadata, files));
   std::vector<ArchiveMember> members;
   for (const std::string& rel : files) {
     if (rel == kMetadataMember) continue;

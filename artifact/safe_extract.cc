@@ -105,11 +105,15 @@ Result<bool> IsEmptyDirectory(int fd, const std::string& path) {
   return empty;
 }
 
-Status MakeParents(const std::string& path) {
+// Creates the missing parent directories of `path`, recording the ones it
+// created so that a failed extraction can remove them again.
+Status MakeParents(const std::string& path, std::vector<std::string>* created) {
   for (size_t i = 1; i < path.size(); ++i) {
     if (path[i] != '/') continue;
     const std::string prefix = path.substr(0, i);
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (mkdir(prefix.c_str(), 0755) == 0) {
+      created->push_back(prefix);
+    } else if (errno != EEXIST) {
       return ErrnoError("cannot create directory '" + prefix + "'");
     }
   }
@@ -126,6 +130,7 @@ struct ExtractionTarget::State {
   std::string dest;
   std::string stage_name;  // empty in place
   bool committed = false;
+  std::vector<std::string> created_parents;  // by OpenStaged, outermost first
   std::unique_ptr<AtomicFile> file;
   std::string member;
 };
@@ -137,6 +142,10 @@ ExtractionTarget::~ExtractionTarget() {
   if (!state_->committed && !state_->stage_name.empty()) {
     RemoveTree(state_->parent.get(), state_->stage_name);
   }
+  if (!state_->committed) {
+    const auto& created = state_->created_parents;
+    for (auto it = created.rbegin(); it != created.rend(); ++it) rmdir(it->c_str());
+  }
 }
 
 Status ExtractionTarget::OpenStaged(const std::string& dest) {
@@ -145,7 +154,7 @@ Status ExtractionTarget::OpenStaged(const std::string& dest) {
                              : slash == 0               ? "/"
                                                         : dest.substr(0, slash);
   const std::string base = slash == std::string::npos ? dest : dest.substr(slash + 1);
-  MLF_RETURN_IF_ERROR(MakeParents(dest));
+  MLF_RETURN_IF_ERROR(MakeParents(dest, &state_->created_parents));
   state_->parent.Reset(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (state_->parent.get() < 0) return ErrnoError("cannot open directory '" + parent + "'");
   std::string stage = parent + "/." + base.substr(0, 200) + ".extract.XXXXXX";
@@ -178,8 +187,7 @@ Result<std::unique_ptr<ExtractionTarget>> ExtractionTarget::Open(const std::stri
   MLF_ASSIGN_OR_RETURN(bool empty, IsEmptyDirectory(dest_fd.get(), dest));
   if (!empty && !options.overwrite) {
     return FailedPrecondition("destination '" + dest +
-                              "' exists and is not empty (extract into a new or empty directory, "
-                              "or allow overwriting)");
+                              "' exists and is not empty; extract into a new or empty directory");
   }
   const std::string base = dest.substr(dest.rfind('/') + 1);
   if (empty && base != "." && base != ".." && dest != "/") {

@@ -16,26 +16,32 @@ namespace mlf {
 namespace {
 
 // A private directory for spooled member data, removed with its files.
+// Created on first use, in the directory of the output (compressed inputs
+// only: uncompressed members are copied straight from the input).
 class SpoolDir {
  public:
-  static Result<std::unique_ptr<SpoolDir>> Create(const std::string& near_file) {
+  explicit SpoolDir(const std::string& near_file) {
     const size_t slash = near_file.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : near_file.substr(0, slash);
-    std::string pattern = dir + "/.mlf-sign-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) return ErrnoError("cannot create " + pattern);
-    return std::unique_ptr<SpoolDir>(new SpoolDir(pattern));
+    dir_ = slash == std::string::npos ? "." : near_file.substr(0, slash);
   }
   ~SpoolDir() {
     for (const std::string& f : files_) unlink(f.c_str());
-    rmdir(path_.c_str());
+    if (!path_.empty()) rmdir(path_.c_str());
   }
-  std::string NewFile() {
+  Result<std::string> NewFile() {
+    if (path_.empty()) {
+      std::string pattern = dir_ + "/.mlf-sign-XXXXXX";
+      if (mkdtemp(pattern.data()) == nullptr) {
+        return ErrnoError("cannot create a temporary directory in '" + dir_ + "'");
+      }
+      path_ = pattern;
+    }
     files_.push_back(path_ + "/" + std::to_string(files_.size()));
     return files_.back();
   }
 
  private:
-  explicit SpoolDir(std::string path) : path_(std::move(path)) {}
+  std::string dir_;
   std::string path_;
   std::vector<std::string> files_;
 };
@@ -54,7 +60,7 @@ class MemberCollector : public MemberConsumer {
       members_.push_back({entry.name, MemberSource::FileRange(archive_, entry.data_offset, entry.size), false});
       return Status::Ok();
     }
-    const std::string path = spool_->NewFile();
+    MLF_ASSIGN_OR_RETURN(const std::string path, spool_->NewFile());
     spool_fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (spool_fd_ < 0) return ErrnoError("cannot create " + path);
     members_.push_back({entry.name, MemberSource::File(path), false});
@@ -100,8 +106,8 @@ class MemberCollector : public MemberConsumer {
 
 Result<VerifyReport> SignArchive(const std::string& in, std::string_view private_key_pem,
                                  const std::string& out, const SignOptions& options) {
-  MLF_ASSIGN_OR_RETURN(std::unique_ptr<SpoolDir> spool, SpoolDir::Create(out));
-  MemberCollector collector(in, spool.get());
+  SpoolDir spool(out);
+  MemberCollector collector(in, &spool);
   VerifyOptions verify_options;
   verify_options.limits = options.limits;
   MLF_ASSIGN_OR_RETURN(VerifyReport report, VerifyArchive(in, verify_options, &collector));

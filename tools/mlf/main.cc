@@ -38,7 +38,7 @@ bool WantsHelp(const std::vector<std::string>& args) {
 }
 
 int Help(const std::vector<std::string>& args) {
-  if (args.empty()) {
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     PrintOverview(std::cout);
     return kExitOk;
   }

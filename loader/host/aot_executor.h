@@ -1,0 +1,124 @@
+// AotExecutor: runs one module of a loaded archive (design section 4).
+//
+// The Module-based Model Runtime Interface on DLPack tensors:
+//
+//   MLF_ASSIGN_OR_RETURN(auto lib, ModelLibrary::Open("model.tar", {}));
+//   MLF_ASSIGN_OR_RETURN(auto exec, lib->CreateExecutor("default"));
+//   MLF_RETURN_IF_ERROR(exec->SetInput("input:0", my_tensor));   // copies
+//   MLF_RETURN_IF_ERROR(exec->Run());
+//   MLF_ASSIGN_OR_RETURN(DLTensor out, exec->GetOutput(0));     // a view
+//
+// Memory: each executor owns its input and output buffers and its workspace,
+// allocated once (64-byte aligned) when it is created; Run() allocates
+// nothing. Parameters belong to the ModelLibrary and are shared read-only by
+// all its executors. Zero-copy: SetInputZeroCopy / SetOutputZeroCopy make the
+// executor use the caller's buffer (checked like a copy) until the next
+// SetInput / SetOutputZeroCopy of that index or ResetZeroCopy().
+//
+// Threads: an executor is used by one thread at a time; executors of one
+// library run concurrently without locks (generated code is reentrant).
+//
+// Checks: every tensor handed in must be on the CPU, of the model's dtype and
+// shape, dense in C order (strides absent or compact), and (for zero-copy)
+// aligned to its element size; the error names the tensor and both values.
+#ifndef MLFKIT_LOADER_HOST_AOT_EXECUTOR_H_
+#define MLFKIT_LOADER_HOST_AOT_EXECUTOR_H_
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "artifact/dtype.h"
+#include "artifact/status.h"
+
+namespace mlf {
+
+class ModelLibrary;
+
+// What the model declares for one input or output.
+struct TensorSpec {
+  std::string name;    // raw name, e.g. "input:0"
+  std::string c_name;  // e.g. "input_0"
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  uint64_t size_bytes = 0;
+};
+
+// The entry point of generated code: tvmgen_<mod>_run with its structs seen
+// as arrays of void* (mlf/model_abi.h, "Calling convention").
+using ModelRunFn = int32_t (*)(void* const* inputs, void* const* outputs, void* pools);
+
+// Everything an executor needs from its library; built by ModelLibrary.
+struct ModuleBinding {
+  std::string module;
+  std::string entry_symbol;  // "tvmgen_<c name>_run", for messages
+  ModelRunFn run = nullptr;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  uint64_t workspace_bytes = 0;
+  const void* constants = nullptr;  // shared parameters, or null when linked
+};
+
+class AotExecutor {
+ public:
+  // Used by ModelLibrary::CreateExecutor; `owner` keeps the library loaded.
+  static Result<std::unique_ptr<AotExecutor>> Create(std::shared_ptr<const ModelLibrary> owner,
+                                                     const ModuleBinding* binding);
+  ~AotExecutor();
+  AotExecutor(const AotExecutor&) = delete;
+  AotExecutor& operator=(const AotExecutor&) = delete;
+
+  const std::string& module_name() const { return binding_->module; }
+  int num_inputs() const { return static_cast<int>(binding_->inputs.size()); }
+  int num_outputs() const { return static_cast<int>(binding_->outputs.size()); }
+  Result<TensorSpec> input_info(int index) const;
+  Result<TensorSpec> output_info(int index) const;
+
+  // The index of an input or output by raw name or C name.
+  Result<int> input_index(std::string_view name) const;
+  Result<int> output_index(std::string_view name) const;
+
+  // Copies `tensor` into the executor's input buffer (and ends zero-copy for it).
+  Status SetInput(int index, const DLTensor& tensor);
+  Status SetInput(std::string_view name, const DLTensor& tensor);
+  // Uses the caller's memory directly; it must outlive its use by Run().
+  Status SetInputZeroCopy(int index, const DLTensor& tensor);
+  Status SetOutputZeroCopy(int index, const DLTensor& tensor);
+  // Returns every input and output to the executor's own buffers.
+  void ResetZeroCopy();
+
+  // Views of the buffers Run() reads and writes (shape owned by the executor).
+  Result<DLTensor> GetInput(int index) const;
+  Result<DLTensor> GetOutput(int index) const;
+  // Copies output `index` into `dest` (checked like SetInput).
+  Status CopyOutputTo(int index, DLTensor* dest) const;
+
+  // Runs the model once. Allocation-free; kInternal when the generated code
+  // returns non-zero.
+  Status Run();
+
+  // Workspace bytes this executor holds (for reports).
+  uint64_t workspace_bytes() const { return binding_->workspace_bytes; }
+
+ private:
+  AotExecutor(std::shared_ptr<const ModelLibrary> owner, const ModuleBinding* binding);
+  Status CheckIndex(const char* kind, int index, int count) const;
+
+  std::shared_ptr<const ModelLibrary> owner_;
+  const ModuleBinding* binding_;
+  void* arena_ = nullptr;  // own I/O buffers and workspace, one allocation
+  std::vector<void*> own_inputs_, own_outputs_;
+  std::vector<void*> inputs_, outputs_;  // what Run() passes
+  struct Pools {
+    void* workspace;
+    const void* constants;
+  } pools_{};
+};
+
+}  // namespace mlf
+
+#endif  // MLFKIT_LOADER_HOST_AOT_EXECUTOR_H_

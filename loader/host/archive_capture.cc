@@ -1,0 +1,76 @@
+#include "loader/host/archive_capture.h"
+
+namespace mlf {
+namespace {
+
+bool IsHostSourceOrHeader(const std::string& name) {
+  return name.rfind("codegen/host/", 0) == 0 && name.rfind("codegen/host/lib/", 0) != 0;
+}
+
+}  // namespace
+
+Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
+  for (const auto& [name, module] : metadata.modules) {
+    if (module.host_library && module.host_library->triple == HostTriple()) {
+      library_of_[name] = module.host_library->path;
+    } else {
+      stage_sources_ = true;
+    }
+    if (module.parameters && module.parameters->storage == "file") {
+      parameter_members_.insert(module.parameters->path);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ArchiveCapture::Begin(const EntryInfo& entry) {
+  current_ = entry.name;
+  sink_ = Sink::kNone;
+  for (const auto& [module, path] : library_of_) {
+    if (path != entry.name || libraries_.count(path)) continue;
+    MLF_ASSIGN_OR_RETURN(libraries_[path], MemoryFile::Create(path));
+    sink_ = Sink::kLibrary;
+    return Status::Ok();
+  }
+  if (parameter_members_.count(entry.name)) {
+    // Mapped straight from the archive when its data is 64-byte aligned there.
+    if (entry.data_offset != kUnknownOffset && entry.data_offset % 64 == 0) {
+      MLF_ASSIGN_OR_RETURN(parameters_[entry.name],
+                           ParameterBuffer::Map(archive_fd_, entry.data_offset, entry.size, entry.name));
+      return Status::Ok();
+    }
+    MLF_ASSIGN_OR_RETURN(parameters_[entry.name], ParameterBuffer::Allocate(entry.size, entry.name));
+    sink_ = Sink::kParameters;
+    return Status::Ok();
+  }
+  if (stage_sources_ && IsHostSourceOrHeader(entry.name)) {
+    staged_.push_back(StagedFile{entry.name, ""});
+    staged_.back().content.reserve(entry.size);
+    sink_ = Sink::kStaged;
+  }
+  return Status::Ok();
+}
+
+Status ArchiveCapture::Data(const void* data, size_t size) {
+  switch (sink_) {
+    case Sink::kNone: return Status::Ok();
+    case Sink::kLibrary: return libraries_[current_]->Append(data, size);
+    case Sink::kParameters: return parameters_[current_]->Append(data, size);
+    case Sink::kStaged:
+      staged_.back().content.append(static_cast<const char*>(data), size);
+      return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status ArchiveCapture::End() {
+  if (sink_ == Sink::kLibrary) MLF_RETURN_IF_ERROR(libraries_[current_]->Seal());
+  sink_ = Sink::kNone;
+  return Status::Ok();
+}
+
+int ArchiveCapture::LibraryFd(const std::string& module) const {
+  return libraries_.at(library_of_.at(module))->fd();
+}
+
+}  // namespace mlf

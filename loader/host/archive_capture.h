@@ -1,0 +1,60 @@
+// The members a ModelLibrary needs, captured while the archive is verified
+// (one pass; see artifact/verify.h MemberConsumer). Nothing captured here may
+// be used unless VerifyArchive then returns Ok.
+#ifndef MLFKIT_LOADER_HOST_ARCHIVE_CAPTURE_H_
+#define MLFKIT_LOADER_HOST_ARCHIVE_CAPTURE_H_
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "artifact/host_build.h"
+#include "artifact/verify.h"
+#include "loader/host/parameter_buffer.h"
+#include "loader/host/shared_object.h"
+
+namespace mlf {
+
+class ArchiveCapture : public MemberConsumer {
+ public:
+  // `archive_fd` is the open archive, for mapping parameters out of it.
+  explicit ArchiveCapture(int archive_fd) : archive_fd_(archive_fd) {}
+
+  Status OnMetadata(const Metadata& metadata) override;
+  Status Begin(const EntryInfo& entry) override;
+  Status Data(const void* data, size_t size) override;
+  Status End() override;
+
+  // Modules that have a host library for this machine, and those whose
+  // sources must be compiled.
+  bool HasLibraryFor(const std::string& module) const { return library_of_.count(module) > 0; }
+  // The sealed memfd of the module's library (HasLibraryFor is true).
+  int LibraryFd(const std::string& module) const;
+  const std::string& LibraryPath(const std::string& module) const { return library_of_.at(module); }
+  // Files under codegen/host/ (sources and headers), for compiling.
+  const std::vector<StagedFile>& staged_files() const { return staged_; }
+  // Every captured parameter blob, by member path.
+  std::map<std::string, std::unique_ptr<ParameterBuffer>> TakeParameters() {
+    return std::move(parameters_);
+  }
+
+ private:
+  enum class Sink { kNone, kLibrary, kParameters, kStaged };
+
+  int archive_fd_;
+  std::map<std::string, std::string> library_of_;  // module -> library member
+  std::set<std::string> parameter_members_;
+  bool stage_sources_ = false;
+
+  std::map<std::string, std::unique_ptr<MemoryFile>> libraries_;
+  std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;
+  std::vector<StagedFile> staged_;
+
+  Sink sink_ = Sink::kNone;
+  std::string current_;
+};
+
+}  // namespace mlf
+
+#endif  // MLFKIT_LOADER_HOST_ARCHIVE_CAPTURE_H_

@@ -1,0 +1,151 @@
+#include "loader/host/model_library.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "artifact/c_name.h"
+#include "artifact/dtype.h"
+#include "loader/host/abi_check.h"
+#include "loader/host/archive_capture.h"
+#include "loader/host/compile_cache.h"
+#include "loader/host/parameter_buffer.h"
+#include "loader/host/shared_object.h"
+#include "mlf/model_abi.h"
+
+namespace mlf {
+
+// Carries out ModelLibrary::Open step by step (see model_library.h).
+class LibraryLoader {
+ public:
+  LibraryLoader(const std::string& path, const LoadOptions& options)
+      : path_(path), options_(options), library_(new ModelLibrary()) {}
+  ~LibraryLoader() {
+    if (fd_ >= 0) close(fd_);
+  }
+
+  Result<std::shared_ptr<ModelLibrary>> Load() {
+    fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return ErrnoError("cannot open archive '" + path_ + "'");
+    ArchiveCapture capture(fd_);
+    VerifyOptions verify;
+    verify.public_key_pem = options_.public_key_pem;
+    verify.require_signature = options_.require_signature;
+    verify.limits = options_.limits;
+    // Through the descriptor: the file verified is the file mapped.
+    MLF_ASSIGN_OR_RETURN(VerifyReport report,
+                         VerifyArchive("/proc/self/fd/" + std::to_string(fd_), verify, &capture));
+    library_->metadata_ = std::move(report.metadata);
+    parameters_ = capture.TakeParameters();
+    for (const auto& [name, module] : library_->metadata_.modules) {
+      MLF_RETURN_IF_ERROR(Bind(name, module, capture));
+    }
+    for (auto& [path, buffer] : parameters_) library_->parameters_.push_back(std::move(buffer));
+    return std::move(library_);
+  }
+
+ private:
+  Result<SharedObject*> LoadCode(const std::string& module, ArchiveCapture& capture) {
+    std::unique_ptr<SharedObject> object;
+    if (capture.HasLibraryFor(module)) {
+      MLF_ASSIGN_OR_RETURN(object, SharedObject::OpenMemoryFile(capture.LibraryFd(module),
+                                                                "'" + capture.LibraryPath(module) + "'"));
+      library_->code_origin_[module] = "archive";
+    } else {
+      MLF_ASSIGN_OR_RETURN(std::string so, CompileModule(module, capture));
+      MLF_ASSIGN_OR_RETURN(object, SharedObject::OpenFile(so, "compiled for module '" + module + "'"));
+    }
+    library_->objects_.push_back(std::move(object));
+    return library_->objects_.back().get();
+  }
+
+  Result<std::string> CompileModule(const std::string& module, ArchiveCapture& capture) {
+    const ModuleMetadata& m = library_->metadata_.modules.at(module);
+    const std::string cache = options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir;
+    MLF_ASSIGN_OR_RETURN(std::string key,
+                         HostLibraryCacheKey(capture.staged_files(), m.sources, options_.build));
+    const bool cached = access((cache + "/host-libs/" + key + ".so").c_str(), R_OK) == 0;
+    Result<std::string> so = CachedHostLibrary(cache, capture.staged_files(), m.sources, options_.build);
+    if (!so.ok()) return so.status().WithContext("module '" + module + "' has no host library for " +
+                                                 HostTriple() + " and compiling its sources failed");
+    library_->code_origin_[module] = cached ? "cache" : "compiled";
+    return so;
+  }
+
+  Status Bind(const std::string& name, const ModuleMetadata& module, ArchiveCapture& capture) {
+    MLF_ASSIGN_OR_RETURN(SharedObject * object, LoadCode(name, capture));
+    const std::string prefix = "tvmgen_" + SanitizeCName(name);
+    MLF_ASSIGN_OR_RETURN(void* metadata_fn, object->Symbol(prefix + "_metadata"));
+    MLF_ASSIGN_OR_RETURN(void* run_fn, object->Symbol(prefix + "_run"));
+    auto describe = reinterpret_cast<const mlf_model_metadata* (*)()>(metadata_fn);
+    const mlf_model_metadata* described = describe();
+    if (described == nullptr) {
+      return FailedPrecondition("module '" + name + "': " + prefix + "_metadata() returned null");
+    }
+    MLF_RETURN_IF_ERROR(CheckAbi(name, *described, module));
+
+    ModuleBinding& b = library_->bindings_[name];
+    b.module = name;
+    b.entry_symbol = prefix + "_run";
+    b.run = reinterpret_cast<ModelRunFn>(run_fn);
+    b.workspace_bytes = module.memory.workspace_size_bytes;
+    MLF_ASSIGN_OR_RETURN(b.inputs, Specs(module.inputs));
+    MLF_ASSIGN_OR_RETURN(b.outputs, Specs(module.outputs));
+    if (module.parameters && module.parameters->storage == "file") {
+      auto it = parameters_.find(module.parameters->path);
+      if (it == parameters_.end()) {
+        return Internal("module '" + name + "': parameters '" + module.parameters->path +
+                        "' were not captured");
+      }
+      b.constants = it->second->data();
+    }
+    return Status::Ok();
+  }
+
+  static Result<std::vector<TensorSpec>> Specs(const std::vector<TensorInfo>& tensors) {
+    std::vector<TensorSpec> specs;
+    for (const TensorInfo& t : tensors) {
+      MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
+      specs.push_back(TensorSpec{t.name, t.c_name, dtype, t.shape, t.size_bytes});
+    }
+    return specs;
+  }
+
+  std::string path_;
+  const LoadOptions& options_;
+  std::shared_ptr<ModelLibrary> library_;
+  std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;
+  int fd_ = -1;
+};
+
+Result<std::shared_ptr<ModelLibrary>> ModelLibrary::Open(const std::string& path,
+                                                         const LoadOptions& options) {
+  LibraryLoader loader(path, options);
+  Result<std::shared_ptr<ModelLibrary>> library = loader.Load();
+  if (!library.ok()) return library.status().WithContext(path);
+  return library;
+}
+
+ModelLibrary::~ModelLibrary() = default;
+
+std::vector<std::string> ModelLibrary::module_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, module] : metadata_.modules) names.push_back(name);
+  return names;
+}
+
+Result<std::unique_ptr<AotExecutor>> ModelLibrary::CreateExecutor(const std::string& module) const {
+  auto it = bindings_.find(module);
+  if (it == bindings_.end()) {
+    std::string known;
+    for (const auto& [name, b] : bindings_) known += (known.empty() ? "" : ", ") + name;
+    return NotFound("no module named '" + module + "' (the archive has: " + known + ")");
+  }
+  return AotExecutor::Create(shared_from_this(), &it->second);
+}
+
+std::string ModelLibrary::code_origin(const std::string& module) const {
+  auto it = code_origin_.find(module);
+  return it == code_origin_.end() ? "" : it->second;
+}
+
+}  // namespace mlf

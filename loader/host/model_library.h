@@ -1,0 +1,87 @@
+// ModelLibrary: an archive loaded on this host (design section 4).
+//
+// Open() reads the archive once, in this order, and loads no code before
+// all of it has passed:
+//   1. structure, metadata.json (schema and rules) and the signature policy
+//      (artifact/verify.h: with a key configured an unsigned or wrongly
+//      signed archive is refused before any other member is read);
+//   2. the SHA-256 of every member, while the members the loader needs are
+//      captured: the host library into a sealed memfd, parameters (see
+//      below), and, when the archive has no library for this host, the
+//      sources, which are compiled once into a content-addressed cache;
+//   3. only then dlopen, followed by the ABI check of every module
+//      (tvmgen_<mod>_metadata() against metadata.json).
+// The archive is opened once and read through that descriptor, so replacing
+// the file meanwhile cannot swap verified content for unverified content.
+//
+// Parameters in "file" storage are mapped once per library and shared
+// read-only by all executors: in an uncompressed archive they are mmapped
+// straight out of the archive file (the writer aligns them to 4096 bytes);
+// otherwise they are copied once into an aligned buffer.
+//
+// A ModelLibrary is immutable after Open() and safe to share between
+// threads; CreateExecutor may be called from any thread.
+#ifndef MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
+#define MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "artifact/archive_reader.h"
+#include "artifact/host_build.h"
+#include "artifact/metadata.h"
+#include "artifact/status.h"
+#include "loader/host/aot_executor.h"
+
+namespace mlf {
+
+struct LoadOptions {
+  // When set, the archive must be signed by this Ed25519 key (PEM).
+  std::optional<std::string> public_key_pem;
+  // Refuse unsigned archives even without a key (the signer is not proven).
+  bool require_signature = false;
+  // Where compiled host libraries are cached; empty: DefaultCacheDir().
+  std::string cache_dir;
+  // How archives without a host library are compiled.
+  HostBuildConfig build;
+  ReaderLimits limits;
+};
+
+class ParameterBuffer;
+class SharedObject;
+
+class ModelLibrary : public std::enable_shared_from_this<ModelLibrary> {
+ public:
+  static Result<std::shared_ptr<ModelLibrary>> Open(const std::string& path,
+                                                    const LoadOptions& options = {});
+  ~ModelLibrary();
+  ModelLibrary(const ModelLibrary&) = delete;
+  ModelLibrary& operator=(const ModelLibrary&) = delete;
+
+  const Metadata& metadata() const { return metadata_; }
+  std::vector<std::string> module_names() const;
+
+  // A new executor for `module`, with its own buffers and workspace.
+  Result<std::unique_ptr<AotExecutor>> CreateExecutor(const std::string& module) const;
+
+  // How the host code was obtained for `module`: "archive" (the shipped
+  // library), "cache" (compiled earlier) or "compiled" (compiled now).
+  std::string code_origin(const std::string& module) const;
+
+ private:
+  friend class LibraryLoader;
+  ModelLibrary() = default;
+
+  Metadata metadata_;
+  std::vector<std::unique_ptr<SharedObject>> objects_;
+  std::vector<std::unique_ptr<ParameterBuffer>> parameters_;
+  std::map<std::string, ModuleBinding> bindings_;
+  std::map<std::string, std::string> code_origin_;
+};
+
+}  // namespace mlf
+
+#endif  // MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
