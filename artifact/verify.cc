@@ -92,9 +92,8 @@ class Verifier {
   }
 
   Status CheckMember(const EntryInfo& entry) {
-    if (entry.name == kMetadataMember || entry.name == kSignatureMember) {
-      return InvalidArgument("member " + Quote(entry.name) +
-                             " appears again later in the archive; it must come first");
+    if (entry.name == kSignatureMember) {
+      return InvalidArgument("member 'metadata.json.sig' must directly follow metadata.json");
     }
     auto listed = report_.metadata.files.find(entry.name);
     if (listed == report_.metadata.files.end()) {
