@@ -14,7 +14,12 @@ mkdir -p "$out"
 step() { printf '\n== %s\n' "$*"; }
 
 step "pack examples/tiny_dense"
-"$mlf" pack examples/tiny_dense -o "$out/tiny.mlf.tar"
+# The example is hand-written; archives carry their own copy of the ABI header.
+cp -r examples/tiny_dense "$out/tiny_dense"
+rm -f "$out/tiny_dense/README.md"
+mkdir -p "$out/tiny_dense/codegen/host/include/mlf"
+cp schemas/model_abi.h "$out/tiny_dense/codegen/host/include/mlf/"
+"$mlf" pack "$out/tiny_dense" -o "$out/tiny.mlf.tar"
 
 step "inspect"
 "$mlf" inspect "$out/tiny.mlf.tar"
@@ -28,6 +33,13 @@ step "keygen + sign"
 
 step "verify the signature"
 "$mlf" verify "$out/tiny.signed.mlf.tar" --key "$out/release.pub" --require-signature
+
+step "run on the host (sources compiled once into the cache), check against expected"
+"$mlf" run "$out/tiny.signed.mlf.tar" --key "$out/release.pub" --random-inputs 1 --output-dir "$out/outputs"
+"$mlf" run "$out/tiny.signed.mlf.tar" --random-inputs 1 --expect-dir "$out/outputs"
+
+step "bench"
+"$mlf" bench "$out/tiny.signed.mlf.tar" --iterations 10000 --threads 2
 
 step "unpack"
 "$mlf" unpack "$out/tiny.signed.mlf.tar" -o "$out/unpacked"

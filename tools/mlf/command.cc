@@ -28,7 +28,8 @@ bool ExpectPositionals(const std::string& command, const ParsedArgs& args, size_
 const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
       &PackCommand(),   &UnpackCommand(), &InspectCommand(),
-      &VerifyCommand(), &KeygenCommand(), &SignCommand(),
+      &VerifyCommand(), &KeygenCommand(), &SignCommand(),   &RunCommand(),
+      &BenchCommand(),
   };
   return commands;
 }

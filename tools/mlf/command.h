@@ -42,6 +42,8 @@ const Command& InspectCommand();
 const Command& VerifyCommand();
 const Command& KeygenCommand();
 const Command& SignCommand();
+const Command& RunCommand();
+const Command& BenchCommand();
 
 // Every subcommand, in the order `mlf help` lists them.
 const std::vector<const Command*>& AllCommands();

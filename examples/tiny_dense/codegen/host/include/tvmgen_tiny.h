@@ -1,8 +1,10 @@
-/* Interface of module "tiny" (mlfkit generated-code ABI, version 1). */
+/* C interface of module "tiny" (mlfkit generated-code ABI, version 1). Hand-written. */
 #ifndef TVMGEN_TINY_H_
 #define TVMGEN_TINY_H_
 
 #include <stdint.h>
+
+#include "mlf/model_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +21,8 @@ struct tvmgen_tiny_workspace_pools { void* workspace; const void* constants; };
 
 int32_t tvmgen_tiny_run(struct tvmgen_tiny_inputs* inputs, struct tvmgen_tiny_outputs* outputs,
                         struct tvmgen_tiny_workspace_pools* pools);
+
+const struct mlf_model_metadata* tvmgen_tiny_metadata(void);
 
 #ifdef __cplusplus
 }

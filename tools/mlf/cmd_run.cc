@@ -1,0 +1,207 @@
+// mlf run: one inference of an archive's module on this host.
+#include <sys/stat.h>
+
+#include <cmath>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "artifact/npy.h"
+#include "artifact/tensor_values.h"
+#include "tools/mlf/command.h"
+#include "tools/mlf/model_io.h"
+
+namespace mlf::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: mlf run ARCHIVE [--module M] [--input NAME=FILE.npy]... [--random-inputs SEED]\n"
+    "               [--output-dir DIR] [--expect-dir DIR [--rtol R] [--atol A]]\n"
+    "               [--key NAME.pub] [--require-signature] [--json]\n\n"
+    "Loads ARCHIVE with the host loader (verified before any code is loaded), runs\n"
+    "one module once and prints each output's shape and a summary of its values.\n\n"
+    "options:\n"
+    "  --module M            the module to run (needed when the archive has several)\n"
+    "  --input NAME=FILE     an input from a NumPy .npy file (format 1.0/2.0, little-\n"
+    "                        endian, C order); NAME is the raw or the C name\n"
+    "  --random-inputs SEED  fill inputs not given with reproducible random values\n"
+    "  --output-dir DIR      write each output to DIR/<c_name>.npy\n"
+    "  --expect-dir DIR      compare each output with DIR/<c_name>.npy; fails (exit 1)\n"
+    "                        when any element is off by more than atol + rtol*|expected|\n"
+    "  --rtol R, --atol A    tolerances (default 1e-5 and 1e-6)\n"
+    "  --key, --require-signature   as for `mlf verify`\n"
+    "  --json                print a JSON report\n";
+
+Result<double> ParseTolerance(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0) || std::isinf(v)) {
+    return InvalidArgument("--" + flag + " needs a non-negative number, got '" + text + "'");
+  }
+  return v;
+}
+
+// Sets every input from --input and --random-inputs; all must be covered.
+Status SetInputs(AotExecutor& exec, const ParsedArgs& args) {
+  std::vector<bool> given(exec.num_inputs(), false);
+  for (const std::string& assignment : args.GetAll("input")) {
+    MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment("input", assignment));
+    MLF_ASSIGN_OR_RETURN(int index, exec.input_index(pair.first));
+    MLF_RETURN_IF_ERROR(SetInputFromNpy(exec, index, pair.second));
+    given[index] = true;
+  }
+  if (args.Has("random-inputs")) {
+    MLF_ASSIGN_OR_RETURN(uint64_t seed, ParseUnsigned("random-inputs", args.Get("random-inputs")));
+    return SetRandomInputs(exec, given, seed);
+  }
+  for (int i = 0; i < exec.num_inputs(); ++i) {
+    if (given[i]) continue;
+    MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.input_info(i));
+    return InvalidArgument("input '" + spec.name + "' has no value: pass --input " + spec.c_name +
+                           "=FILE.npy or --random-inputs SEED");
+  }
+  return Status::Ok();
+}
+
+struct OutputReport {
+  TensorSpec spec;
+  double min = 0, max = 0, mean = 0;
+  std::vector<std::string> first;
+  std::optional<Comparison> comparison;
+};
+
+Result<OutputReport> Summarise(const AotExecutor& exec, int index) {
+  OutputReport r;
+  MLF_ASSIGN_OR_RETURN(r.spec, exec.output_info(index));
+  MLF_ASSIGN_OR_RETURN(DLTensor t, exec.GetOutput(index));
+  MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(r.spec.shape));
+  double sum = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    const double v = ReadElement(r.spec.dtype, t.data, i);
+    if (i == 0 || v < r.min) r.min = v;
+    if (i == 0 || v > r.max) r.max = v;
+    sum += v;
+    if (i < 8) r.first.push_back(FormatElement(r.spec.dtype, v));
+  }
+  r.mean = count ? sum / static_cast<double>(count) : 0;
+  return r;
+}
+
+Status WriteOutputs(const AotExecutor& exec, const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return ErrnoError("cannot create output directory '" + dir + "'");
+  }
+  for (int i = 0; i < exec.num_outputs(); ++i) {
+    MLF_ASSIGN_OR_RETURN(NpyArray array, OutputAsNpy(exec, i));
+    MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.output_info(i));
+    MLF_RETURN_IF_ERROR(WriteNpyFile(dir + "/" + spec.c_name + ".npy", array));
+  }
+  return Status::Ok();
+}
+
+Status Compare(const AotExecutor& exec, const ParsedArgs& args, std::vector<OutputReport>& reports) {
+  MLF_ASSIGN_OR_RETURN(double rtol, ParseTolerance("rtol", args.Get("rtol", "1e-5")));
+  MLF_ASSIGN_OR_RETURN(double atol, ParseTolerance("atol", args.Get("atol", "1e-6")));
+  for (int i = 0; i < exec.num_outputs(); ++i) {
+    const std::string path = args.Get("expect-dir") + "/" + reports[i].spec.c_name + ".npy";
+    MLF_ASSIGN_OR_RETURN(NpyArray expected, ReadNpyFile(path));
+    Result<Comparison> c = CompareOutput(exec, i, expected, rtol, atol);
+    if (!c.ok()) return c.status().WithContext(path);
+    reports[i].comparison = *c;
+  }
+  return Status::Ok();
+}
+
+void PrintText(const std::string& module, const std::vector<OutputReport>& reports) {
+  std::cout << "module " << module << "\n";
+  for (const OutputReport& r : reports) {
+    std::cout << "output " << r.spec.name << " " << DTypeName(r.spec.dtype) << FormatShape(r.spec.shape)
+              << "  min " << FormatElement(r.spec.dtype, r.min) << "  max "
+              << FormatElement(r.spec.dtype, r.max) << "  mean " << r.mean << "\n  values";
+    for (const std::string& v : r.first) std::cout << " " << v;
+    std::cout << (r.first.size() == 8 ? " ..." : "") << "\n";
+    if (r.comparison) {
+      const Comparison& c = *r.comparison;
+      std::cout << "  expected: " << (c.mismatches ? "MISMATCH " : "match ") << c.mismatches << "/"
+                << c.elements << " elements off; worst at " << c.worst_index << ": got " << c.got
+                << ", expected " << c.want << " (abs error " << c.abs_error << ")\n";
+    }
+  }
+}
+
+void PrintJson(const std::string& module, const std::vector<OutputReport>& reports, bool ok) {
+  nlohmann::json j = {{"module", module}, {"ok", ok}, {"outputs", nlohmann::json::array()}};
+  for (const OutputReport& r : reports) {
+    nlohmann::json o = {{"name", r.spec.name}, {"c_name", r.spec.c_name},
+                        {"dtype", DTypeName(r.spec.dtype)}, {"shape", r.spec.shape},
+                        {"min", r.min}, {"max", r.max}, {"mean", r.mean}};
+    if (r.comparison) {
+      o["comparison"] = {{"elements", r.comparison->elements},
+                         {"mismatches", r.comparison->mismatches},
+                         {"worst_index", r.comparison->worst_index},
+                         {"got", r.comparison->got}, {"expected", r.comparison->want},
+                         {"abs_error", r.comparison->abs_error}};
+    }
+    j["outputs"].push_back(o);
+  }
+  std::cout << j.dump(2) << "\n";
+}
+
+Result<bool> RunModel(const ParsedArgs& args) {
+  MLF_ASSIGN_OR_RETURN(LoadOptions options, LoadOptionsFromArgs(args));
+  const std::string path = args.positionals()[0];
+  MLF_ASSIGN_OR_RETURN(std::shared_ptr<ModelLibrary> lib, ModelLibrary::Open(path, options));
+  MLF_ASSIGN_OR_RETURN(std::string module, SelectModule(*lib, args.Get("module")));
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib->CreateExecutor(module));
+  MLF_RETURN_IF_ERROR(SetInputs(*exec, args));
+  MLF_RETURN_IF_ERROR(exec->Run());
+  std::vector<OutputReport> reports;
+  for (int i = 0; i < exec->num_outputs(); ++i) {
+    MLF_ASSIGN_OR_RETURN(OutputReport r, Summarise(*exec, i));
+    reports.push_back(std::move(r));
+  }
+  if (args.Has("output-dir")) MLF_RETURN_IF_ERROR(WriteOutputs(*exec, args.Get("output-dir")));
+  if (args.Has("expect-dir")) MLF_RETURN_IF_ERROR(Compare(*exec, args, reports));
+  bool ok = true;
+  for (const OutputReport& r : reports) ok = ok && (!r.comparison || r.comparison->mismatches == 0);
+  if (args.Has("json")) {
+    PrintJson(module, reports, ok);
+  } else {
+    PrintText(module, reports);
+  }
+  return ok;
+}
+
+int RunRun(const ParsedArgs& args) {
+  int code = kExitOk;
+  if (!ExpectPositionals("run", args, 1, 1, &code)) return code;
+  if ((args.Has("rtol") || args.Has("atol")) && !args.Has("expect-dir")) {
+    return ReportUsageError("run", "--rtol and --atol need --expect-dir");
+  }
+  Result<bool> ok = RunModel(args);
+  if (!ok.ok()) return ReportFailure(ok.status());
+  if (!*ok) {
+    std::cerr << "mlf: error: outputs differ from " << args.Get("expect-dir") << "\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+std::vector<FlagSpec> RunFlags() {
+  std::vector<FlagSpec> flags = {{"module", true, false, ""},        {"input", true, true, ""},
+                                 {"random-inputs", true, false, ""}, {"output-dir", true, false, ""},
+                                 {"expect-dir", true, false, ""},    {"rtol", true, false, ""},
+                                 {"atol", true, false, ""},          {"json", false, false, ""}};
+  for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
+  return flags;
+}
+
+}  // namespace
+
+const Command& RunCommand() {
+  static const Command command{"run", "run a module once on this host (.npy in and out)", kUsage,
+                               RunFlags(), RunRun};
+  return command;
+}
+
+}  // namespace mlf::cli

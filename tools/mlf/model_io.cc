@@ -1,0 +1,128 @@
+#include "tools/mlf/model_io.h"
+
+#include <cmath>
+
+#include "artifact/signature.h"
+#include "artifact/tensor_values.h"
+#include "loader/host/tensor_check.h"
+
+namespace mlf::cli {
+namespace {
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+Status CheckNpyMatches(const char* kind, const TensorSpec& spec, const NpyArray& array) {
+  if (array.dtype != spec.dtype) {
+    return InvalidArgument(std::string(kind) + " '" + spec.name + "': the .npy file holds " +
+                           DTypeName(array.dtype) + ", the model expects " + DTypeName(spec.dtype));
+  }
+  if (array.shape != spec.shape) {
+    return InvalidArgument(std::string(kind) + " '" + spec.name + "': the .npy file has shape " +
+                           FormatShape(array.shape) + ", the model expects " +
+                           FormatShape(spec.shape));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<FlagSpec> TrustFlags() {
+  return {{"key", true, false, ""}, {"require-signature", false, false, ""}};
+}
+
+Result<LoadOptions> LoadOptionsFromArgs(const ParsedArgs& args) {
+  LoadOptions options;
+  options.require_signature = args.Has("require-signature");
+  if (args.Has("key")) {
+    MLF_ASSIGN_OR_RETURN(std::string key, ReadKeyFile(args.Get("key")));
+    options.public_key_pem = key;
+  }
+  return options;
+}
+
+Result<std::string> SelectModule(const ModelLibrary& library, const std::string& requested) {
+  const std::vector<std::string> names = library.module_names();
+  if (!requested.empty()) {
+    for (const std::string& n : names) {
+      if (n == requested) return n;
+    }
+    return NotFound("no module named '" + requested + "' (the archive has: " + Join(names) + ")");
+  }
+  if (names.size() == 1) return names[0];
+  return InvalidArgument("the archive has " + std::to_string(names.size()) +
+                         " modules; choose one with --module (" + Join(names) + ")");
+}
+
+Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path) {
+  MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.input_info(index));
+  MLF_ASSIGN_OR_RETURN(NpyArray array, ReadNpyFile(path, spec.size_bytes + (1 << 20)));
+  MLF_RETURN_IF_ERROR(CheckNpyMatches("input", spec, array).WithContext(path));
+  DLTensor t = MakeTensorView(spec, array.data.data());
+  return executor.SetInput(index, t);
+}
+
+Status SetRandomInputs(AotExecutor& executor, const std::vector<bool>& given, uint64_t seed) {
+  for (int i = 0; i < executor.num_inputs(); ++i) {
+    if (given[i]) continue;
+    MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.input_info(i));
+    std::string data(spec.size_bytes, '\0');
+    MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(spec.shape));
+    FillRandom(spec.dtype, data.data(), count, seed * 1000003u + static_cast<uint64_t>(i));
+    MLF_RETURN_IF_ERROR(executor.SetInput(i, MakeTensorView(spec, data.data())));
+  }
+  return Status::Ok();
+}
+
+Result<NpyArray> OutputAsNpy(const AotExecutor& executor, int index) {
+  MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.output_info(index));
+  MLF_ASSIGN_OR_RETURN(DLTensor t, executor.GetOutput(index));
+  NpyArray array;
+  array.dtype = spec.dtype;
+  array.shape = spec.shape;
+  array.data.assign(static_cast<const char*>(t.data), spec.size_bytes);
+  return array;
+}
+
+Result<Comparison> CompareOutput(const AotExecutor& executor, int index, const NpyArray& expected,
+                                 double rtol, double atol) {
+  MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.output_info(index));
+  MLF_RETURN_IF_ERROR(CheckNpyMatches("output", spec, expected));
+  MLF_ASSIGN_OR_RETURN(DLTensor t, executor.GetOutput(index));
+  MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(spec.shape));
+  Comparison c;
+  c.elements = count;
+  double worst = -1;
+  for (uint64_t i = 0; i < count; ++i) {
+    const double got = ReadElement(spec.dtype, t.data, i);
+    const double want = ReadElement(spec.dtype, expected.data.data(), i);
+    const double err = std::fabs(got - want);
+    const double allowed = atol + rtol * std::fabs(want);
+    const bool both_nan = std::isnan(got) && std::isnan(want);
+    const bool bad = !both_nan && !(err <= allowed) && got != want;
+    if (bad) ++c.mismatches;
+    const double score = both_nan ? 0 : (std::isnan(err) ? INFINITY : err / (allowed > 0 ? allowed : 1e-300));
+    if (score > worst) {
+      worst = score;
+      c.worst_index = i;
+      c.got = got;
+      c.want = want;
+      c.abs_error = err;
+    }
+  }
+  return c;
+}
+
+Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& flag,
+                                                            const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return InvalidArgument("--" + flag + " needs NAME=FILE.npy, got '" + text + "'");
+  }
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+}  // namespace mlf::cli

@@ -1,0 +1,55 @@
+// What `mlf run` and `mlf bench` share: loading an archive with the trust
+// flags, choosing a module, filling inputs from .npy files or random values,
+// and comparing outputs against expected .npy files.
+#ifndef MLFKIT_TOOLS_MLF_MODEL_IO_H_
+#define MLFKIT_TOOLS_MLF_MODEL_IO_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "artifact/npy.h"
+#include "artifact/status.h"
+#include "loader/host/model_library.h"
+#include "tools/mlf/args.h"
+
+namespace mlf::cli {
+
+// The --key / --require-signature flags every loading command accepts.
+std::vector<FlagSpec> TrustFlags();
+Result<LoadOptions> LoadOptionsFromArgs(const ParsedArgs& args);
+
+// `requested`, or the only module when `requested` is empty.
+Result<std::string> SelectModule(const ModelLibrary& library, const std::string& requested);
+
+// Sets input `spec` from an .npy file whose dtype and shape must match exactly.
+Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path);
+
+// Sets every input not in `given` to reproducible random values from `seed`
+// (a different stream per input).
+Status SetRandomInputs(AotExecutor& executor, const std::vector<bool>& given, uint64_t seed);
+
+// The executor's output `index` as an .npy array.
+Result<NpyArray> OutputAsNpy(const AotExecutor& executor, int index);
+
+// The outcome of comparing an output with its expected values: the element
+// with the largest error relative to the tolerance |got - want| / (atol + rtol*|want|).
+struct Comparison {
+  uint64_t elements = 0;
+  uint64_t mismatches = 0;  // elements outside atol + rtol * |want|
+  uint64_t worst_index = 0;
+  double got = 0, want = 0, abs_error = 0;
+};
+
+// Compares output `index` with `expected` (dtype and shape must match).
+Result<Comparison> CompareOutput(const AotExecutor& executor, int index, const NpyArray& expected,
+                                 double rtol, double atol);
+
+// Parses "NAME=PATH" of --input.
+Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& flag,
+                                                            const std::string& text);
+
+}  // namespace mlf::cli
+
+#endif  // MLFKIT_TOOLS_MLF_MODEL_IO_H_
