@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -112,6 +113,23 @@ const char* ForbiddenType(archive_entry* e) {
   }
 }
 
+bool IsGzip(int fd) {
+  unsigned char m[2] = {};
+  return pread(fd, m, sizeof m, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
+// libarchive's read callback for gzip archives: it sees the decompressed tar.
+la_ssize_t ReadGzip(archive* a, void* stream, const void** buffer) {
+  size_t n = 0;
+  const Status s = static_cast<GzipStream*>(stream)->Read(buffer, &n);
+  if (!s.ok()) {
+    // For libarchive's own bookkeeping; messages come from the stream's fault.
+    archive_set_error(a, EIO, "%s", s.message().c_str());
+    return ARCHIVE_FATAL;
+  }
+  return static_cast<la_ssize_t>(n);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& path,
@@ -127,31 +145,35 @@ Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& pa
 
   r->archive_ = archive_read_new();
   if (r->archive_ == nullptr) return Internal("cannot create a libarchive reader");
-  archive_read_support_filter_gzip(r->archive_);
-  archive_read_support_filter_zstd(r->archive_);
   archive_read_support_format_tar(r->archive_);  // ustar, pax and GNU tar
-  if (archive_read_open_fd(r->archive_, r->fd_, kReadBlock) != ARCHIVE_OK) {
-    // Filters decompress a first block while detecting: corrupt or
-    // truncated compressed data fails here.
-    unsigned char m[4] = {};
-    if (pread(r->fd_, m, sizeof m, 0) == 4) {
-      if (m[0] == 0x1f && m[1] == 0x8b) r->compression_ = Compression::kGzip;
-      if (memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0) r->compression_ = Compression::kZstd;
-    }
-    return r->LibarchiveError("", true);
-  }
-  switch (archive_filter_code(r->archive_, 0)) {
-    case ARCHIVE_FILTER_GZIP:
-      r->compression_ = Compression::kGzip;
-      break;
-    case ARCHIVE_FILTER_ZSTD:
-      r->compression_ = Compression::kZstd;
-      break;
-    default:
-      r->compression_ = Compression::kNone;
-      break;
-  }
+  MLF_RETURN_IF_ERROR(r->OpenStream());
   return r;
+}
+
+// Opening decompresses a first block to detect the format: corrupt or
+// truncated compressed data fails here.
+Status ArchiveReader::OpenStream() {
+  if (IsGzip(fd_)) {
+    // No libarchive filter: it would decompress without checking trailers,
+    // and would also unpack a second compression layer inside ours.
+    compression_ = Compression::kGzip;
+    MLF_ASSIGN_OR_RETURN(gzip_, GzipStream::Create(fd_));
+    if (archive_read_open(archive_, gzip_.get(), nullptr, ReadGzip, nullptr) != ARCHIVE_OK) {
+      return LibarchiveError("", true);
+    }
+    return Status::Ok();
+  }
+  archive_read_support_filter_zstd(archive_);
+  unsigned char m[4] = {};
+  if (pread(fd_, m, sizeof m, 0) == 4 && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0) {
+    compression_ = Compression::kZstd;
+  }
+  if (archive_read_open_fd(archive_, fd_, kReadBlock) != ARCHIVE_OK) {
+    return LibarchiveError("", true);
+  }
+  compression_ = archive_filter_code(archive_, 0) == ARCHIVE_FILTER_ZSTD ? Compression::kZstd
+                                                                         : Compression::kNone;
+  return Status::Ok();
 }
 
 ArchiveReader::~ArchiveReader() {
@@ -165,20 +187,23 @@ Status ArchiveReader::Fail(Status s) {
 }
 
 Status ArchiveReader::LibarchiveError(const std::string& member, bool in_header) const {
-  const char* raw = archive_error_string(archive_);
-  const std::string msg = raw != nullptr ? raw : "unknown libarchive error";
-  if (Contains(msg, "Unrecognized archive format")) return NotTar(path_, "not recognised");
   // Header errors happen between members: say where.
   const std::string where = !in_header           ? ""
                             : last_name_.empty() ? " at the start of the archive"
                                                  : " after member " + Quote(last_name_);
+  return ReadError(member, where);
+}
+
+Status ArchiveReader::ReadError(const std::string& member, const std::string& where) const {
+  // A gzip failure first: libarchive may word it as a format error of its own.
+  if (gzip_ && gzip_->fault() != GzipStream::Fault::kNone) return GzipError(member, where);
+  const char* raw = archive_error_string(archive_);
+  const std::string msg = raw != nullptr ? raw : "unknown libarchive error";
+  if (Contains(msg, "Unrecognized archive format")) return NotTar(path_, "not recognised");
   const std::string prefix = member.empty() ? "" : "member " + Quote(member) + ": ";
   std::string what;
   if (Contains(msg, "runcated") || Contains(msg, "Premature end")) {
     what = "truncated archive";
-  } else if (compression_ == Compression::kGzip &&
-             (Contains(msg, "gzip") || Contains(msg, "inflate") || Contains(msg, "ecompress"))) {
-    what = "corrupt gzip data";
   } else if (compression_ == Compression::kZstd &&
              (Contains(msg, "zstd") || Contains(msg, "Zstd"))) {
     what = "corrupt zstd data";
@@ -190,10 +215,29 @@ Status ArchiveReader::LibarchiveError(const std::string& member, bool in_header)
   return DataLoss(prefix + what + where + " (" + msg + ")");
 }
 
+// Worded like libarchive's errors: "member 'b': corrupt gzip data (...)".
+Status ArchiveReader::GzipError(const std::string& member, const std::string& where) const {
+  const std::string prefix = member.empty() ? "" : "member " + Quote(member) + ": ";
+  const Status& cause = gzip_->error();
+  switch (gzip_->fault()) {
+    case GzipStream::Fault::kTruncated:
+      return DataLoss(prefix + "truncated archive" + where + " (" + cause.message() + ")");
+    case GzipStream::Fault::kCorrupt:
+      return DataLoss(prefix + "corrupt gzip data" + where + " (" + cause.message() + ")");
+    default:
+      return Status(cause.code(),
+                    prefix + "unreadable archive" + where + " (" + cause.message() + ")");
+  }
+}
+
+// `member` empty: the data after the tar end-of-archive marker.
 Status ArchiveReader::CheckRatio(const std::string& member) const {
   if (compression_ == Compression::kNone) return Status::Ok();
-  const int64_t out = archive_filter_bytes(archive_, 0);
-  const int64_t in = std::max<int64_t>(archive_filter_bytes(archive_, -1), 1);
+  // libarchive sees our decompressed output as its input: gzip counts are ours.
+  const int64_t out =
+      gzip_ ? static_cast<int64_t>(gzip_->bytes_out()) : archive_filter_bytes(archive_, 0);
+  const int64_t in = std::max<int64_t>(
+      gzip_ ? static_cast<int64_t>(gzip_->bytes_in()) : archive_filter_bytes(archive_, -1), 1);
   if (out < 0 || static_cast<uint64_t>(out) <= limits_.ratio_grace_bytes) return Status::Ok();
   const double ratio = static_cast<double>(out) / static_cast<double>(in);
   if (ratio <= limits_.max_compression_ratio) return Status::Ok();
@@ -201,9 +245,10 @@ Status ArchiveReader::CheckRatio(const std::string& member) const {
   snprintf(text, sizeof text,
            "compression ratio %.0f:1 exceeds the limit of %.0f:1; possible decompression bomb",
            ratio, limits_.max_compression_ratio);
-  return MemberError(StatusCode::kOutOfRange, member,
-                     "decompressed data exceeds the allowed size for " + std::to_string(in) +
-                         " compressed bytes (" + text + ")");
+  const std::string what = "decompressed data exceeds the allowed size for " + std::to_string(in) +
+                           " compressed bytes (" + text + ")";
+  if (member.empty()) return OutOfRange("after the end of the tar archive: " + what);
+  return MemberError(StatusCode::kOutOfRange, member, what);
 }
 
 Status ArchiveReader::CheckEntry(archive_entry* e, const std::string& raw) {
@@ -246,6 +291,7 @@ Result<std::optional<EntryInfo>> ArchiveReader::NextEntry() {
     archive_entry* e = nullptr;
     const int r = archive_read_next_header(archive_, &e);
     if (r == ARCHIVE_EOF) {
+      MLF_RETURN_IF_ERROR(DrainGzip());
       at_end_ = true;
       return std::optional<EntryInfo>();
     }
@@ -281,6 +327,29 @@ Result<std::optional<EntryInfo>> ArchiveReader::NextEntry() {
     }
     MLF_RETURN_IF_ERROR(AcceptFile(e, raw, name));
     return current_;
+  }
+}
+
+// libarchive stops reading at the tar end-of-archive marker, but zlib checks
+// the last member's trailer only when it gets there: decompress the rest,
+// bounded like member data (the ratio, and the total counting it as data).
+Status ArchiveReader::DrainGzip() {
+  if (!gzip_) return Status::Ok();
+  const uint64_t allowed =
+      limits_.max_total_bytes - std::min(total_declared_, limits_.max_total_bytes);
+  uint64_t trailing = 0;
+  for (;;) {
+    const void* data = nullptr;
+    size_t n = 0;
+    if (!gzip_->Read(&data, &n).ok()) return GzipError("", " at the end of the archive");
+    if (n == 0) return Status::Ok();
+    trailing += n;
+    if (trailing > allowed) {
+      const std::string limit = SizeText(limits_.max_total_bytes);
+      return OutOfRange(
+          "data after the end of the tar archive takes the archive over the limit of " + limit);
+    }
+    MLF_RETURN_IF_ERROR(CheckRatio(""));
   }
 }
 

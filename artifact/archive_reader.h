@@ -5,6 +5,14 @@
 // bzip2/xz-compressed tar, ...) is refused. Regular files are returned one by
 // one; directory entries are checked and skipped (TVM archives contain them).
 //
+// gzip is decompressed with zlib (GzipStream), not by libarchive's filter,
+// because only zlib checks each gzip member's trailer (CRC-32 and length).
+// Concatenated gzip members and zero padding after the last one are accepted;
+// other bytes after it are refused. The last trailer is checked when Next()
+// reaches the end of the archive (it reads the rest of the gzip stream first,
+// under the same ratio and total bounds): a caller that stops early has not
+// had the whole stream checked.
+//
 // Refused with an error naming the member: absolute paths, '..' components,
 // symbolic and hard links, character and block devices, FIFOs, sockets,
 // sparse files, duplicate members (after normalisation, "./a" == "a"), names,
@@ -37,6 +45,7 @@
 #include <string>
 
 #include "artifact/archive_writer.h"  // Compression
+#include "artifact/gzip_stream.h"
 #include "artifact/status.h"
 
 struct archive;
@@ -95,19 +104,24 @@ class ArchiveReader {
   ArchiveReader(const std::string& path, const ReaderLimits& limits)
       : path_(path), limits_(limits) {}
 
+  Status OpenStream();
   Result<std::optional<EntryInfo>> NextEntry();
+  Status DrainGzip();
   Status ReadBlocks(const std::function<Status(const void*, size_t)>& sink);
   Status AddParentDirectories(const std::string& raw, const std::string& name);
   Status CheckEntry(struct archive_entry* entry, const std::string& raw);
   Status AcceptFile(struct archive_entry* entry, const std::string& raw, const std::string& name);
   Status CheckRatio(const std::string& member) const;
   Status LibarchiveError(const std::string& member, bool in_header) const;
+  Status ReadError(const std::string& member, const std::string& where) const;
+  Status GzipError(const std::string& member, const std::string& where) const;
   Status Fail(Status s);
 
   std::string path_;
   ReaderLimits limits_;
   int fd_ = -1;
   struct archive* archive_ = nullptr;
+  std::unique_ptr<GzipStream> gzip_;  // feeds archive_ for gzip archives
   Compression compression_ = Compression::kNone;
   Status broken_;
   bool at_end_ = false;

@@ -319,6 +319,90 @@ TEST(ArchiveReaderTest, CorruptAndTruncatedCompressedData) {
             "data_loss: member 'b': truncated archive (Truncated zstd input)");
 }
 
+// libarchive's gzip filter ignores the trailer; the reader checks it with zlib.
+TEST(ArchiveReaderTest, GzipTrailerIsChecked) {
+  const std::string text = Make("text");
+  Shell("gzip -nkf " + text);
+  const std::string gz = ReadFile(text + ".gz");
+  struct Bad {
+    const char* name;
+    std::string bytes;
+    std::string error;
+  };
+  std::string crc = gz;
+  crc[crc.size() - 8] ^= 0xff;
+  std::string isize = gz;
+  isize[isize.size() - 2] ^= 0xff;
+  const std::vector<Bad> cases = {
+      {"crc", crc,
+       "data_loss: corrupt gzip data at the end of the archive (CRC-32 mismatch in the gzip "
+       "trailer)"},
+      {"isize", isize,
+       "data_loss: corrupt gzip data at the end of the archive (ISIZE (length) mismatch in the "
+       "gzip trailer)"},
+      {"no_trailer", gz.substr(0, gz.size() - 8),
+       "data_loss: truncated archive at the end of the archive (truncated gzip input)"},
+      {"garbage", gz + "garbage",
+       "data_loss: corrupt gzip data at the end of the archive (trailing bytes after the gzip "
+       "stream)"},
+  };
+  for (const Bad& c : cases) {
+    const std::string path = Tmp() + "/trailer_" + c.name + ".tar.gz";
+    WriteFile(path, c.bytes);
+    EXPECT_EQ(ReadAllMembers(path), c.error) << c.name;
+    EXPECT_EQ(ReadAllMembers(path, {}, false), c.error) << c.name;
+  }
+  // Zero padding after the stream (tape blocking; gzip -t accepts it) is not an error.
+  WriteFile(Tmp() + "/padded.tar.gz", gz + std::string(4096, '\0'));
+  EXPECT_EQ(ReadAllMembers(Tmp() + "/padded.tar.gz"), "ok");
+}
+
+TEST(ArchiveReaderTest, ConcatenatedGzipMembers) {
+  // Split inside member b's data, as `cat a.gz b.gz` or pigz may.
+  const std::string text = Make("text");
+  const std::string bytes = ReadFile(text);
+  WriteFile(Tmp() + "/part1", bytes.substr(0, 1536 + 1000));
+  WriteFile(Tmp() + "/part2", bytes.substr(1536 + 1000));
+  Shell("cd " + Tmp() + " && gzip -nf part1 part2 && cat part1.gz part2.gz > two.tar.gz");
+  Compression c = Compression::kNone;
+  std::vector<Member> got = ReadMembers(Tmp() + "/two.tar.gz", &c);
+  std::vector<Member> want = ReadMembers(text);
+  EXPECT_EQ(c, Compression::kGzip);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].info.name, "b");
+  EXPECT_EQ(got[1].data, want[1].data);
+  EXPECT_EQ(got[1].info.data_offset, kUnknownOffset);
+
+  // A bad trailer on the first member is found where its data ends: in 'b'.
+  std::string first = ReadFile(Tmp() + "/part1.gz");
+  first[first.size() - 8] ^= 0xff;
+  WriteFile(Tmp() + "/two_bad.tar.gz", first + ReadFile(Tmp() + "/part2.gz"));
+  EXPECT_EQ(ReadAllMembers(Tmp() + "/two_bad.tar.gz"),
+            "data_loss: member 'b': corrupt gzip data (CRC-32 mismatch in the gzip trailer)");
+}
+
+TEST(ArchiveReaderTest, DataAfterTheTarEndIsBounded) {
+  // 64 MiB of zeros after the end-of-archive marker, inside the gzip stream.
+  const std::string text = Make("text");
+  const std::string gz = Tmp() + "/tail_bomb.tar.gz";
+  Shell("(cat " + text + "; head -c 64M /dev/zero) | gzip -n > " + gz);
+  EXPECT_EQ(ReadAllMembers(gz), "ok");
+  ReaderLimits total;
+  total.max_total_bytes = 4 << 20;
+  EXPECT_EQ(ReadAllMembers(gz, total),
+            "out_of_range: data after the end of the tar archive takes the archive over the limit "
+            "of 4194304 bytes (4.0 MiB)");
+  ReaderLimits ratio;
+  ratio.max_compression_ratio = 100;
+  ratio.ratio_grace_bytes = 1 << 20;
+  const std::string err = ReadAllMembers(gz, ratio);
+  EXPECT_EQ(err.rfind("out_of_range: after the end of the tar archive: decompressed data exceeds "
+                      "the allowed size for ",
+                      0),
+            0u)
+      << err;
+}
+
 TEST(ArchiveReaderTest, RefusesDecompressionBombs) {
   ReaderLimits limits;
   limits.max_compression_ratio = 100;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "artifact/c_name.h"
+#include "artifact/signature.h"
 
 namespace mlf {
 namespace {
@@ -128,19 +129,25 @@ bool IsAlignedMember(const std::string& name) {
 Result<int64_t> ArchiveMtimeFromEnvironment() {
   const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
   if (epoch == nullptr || *epoch == '\0') return int64_t{0};
+  const std::string text = epoch;
   char* end = nullptr;
   errno = 0;
+  // Decimal digits only, as `date +%s` prints (strtoll alone accepts " +12").
   long long value = std::strtoll(epoch, &end, 10);
-  if (errno != 0 || *end != '\0' || value < 0) {
+  if (text.find_first_not_of("0123456789") != std::string::npos || errno != 0 || *end != '\0') {
     return InvalidArgument(std::string("SOURCE_DATE_EPOCH='") + epoch +
                            "' is not a non-negative integer number of seconds");
   }
   return static_cast<int64_t>(value);
 }
 
-Result<Metadata> WriteMlfArchive(const std::string& out, Metadata metadata,
-                                 std::vector<ArchiveMember> members,
-                                 const PackOptions& options) {
+namespace {
+
+// WriteMlfArchive; with `signed_metadata`, the written metadata.json must be
+// exactly those bytes, or a signature member packed with them would be stale.
+Result<Metadata> WriteArchiveChecked(const std::string& out, Metadata metadata,
+                                     std::vector<ArchiveMember> members, const PackOptions& options,
+                                     const std::string* signed_metadata) {
   for (const ArchiveMember& m : members) {
     if (m.name == kMetadataMember) return InvalidArgument("members must not include metadata.json");
   }
@@ -159,6 +166,11 @@ Result<Metadata> WriteMlfArchive(const std::string& out, Metadata metadata,
   Metadata written;
   auto make_first = [&](const DigestMap& digests) -> Result<std::string> {
     MLF_ASSIGN_OR_RETURN(std::string text, FinalMetadata(metadata, digests));
+    if (signed_metadata != nullptr && text != *signed_metadata) {
+      return FailedPrecondition(
+          "metadata.json.sig signs a metadata.json other than the one packing writes (its files "
+          "table or formatting differs); remove metadata.json.sig, pack, then sign the archive");
+    }
     MLF_ASSIGN_OR_RETURN(written, ParseMetadata(text));
     return text;
   };
@@ -173,6 +185,14 @@ Result<Metadata> WriteMlfArchive(const std::string& out, Metadata metadata,
       WriteArchive(out, kMetadataMember, first_size, make_first, members, write_options)
           .status());
   return written;
+}
+
+}  // namespace
+
+Result<Metadata> WriteMlfArchive(const std::string& out, Metadata metadata,
+                                 std::vector<ArchiveMember> members,
+                                 const PackOptions& options) {
+  return WriteArchiveChecked(out, std::move(metadata), std::move(members), options, nullptr);
 }
 
 Result<Metadata> PackDirectory(const std::string& dir, const std::string& out,
@@ -192,7 +212,16 @@ Result<Metadata> PackDirectory(const std::string& dir, const std::string& out,
     }
     members.push_back(ArchiveMember{rel, MemberSource::File(dir + "/" + rel), false});
   }
-  return WriteMlfArchive(out, std::move(*metadata), std::move(members), options);
+  const bool has_signature = std::any_of(members.begin(), members.end(), [](const ArchiveMember& m) {
+    return m.name == kSignatureMember;
+  });
+  if (!has_signature) return WriteMlfArchive(out, std::move(*metadata), std::move(members), options);
+  // A signature is kept only when it is well formed and what it signs is
+  // exactly what will be written (e.g. re-packing an unpacked archive).
+  MLF_ASSIGN_OR_RETURN(std::string signature,
+                       ReadSmallFile(dir + "/" + kSignatureMember, kMaxKeyFileBytes));
+  MLF_RETURN_IF_ERROR(ParseSignatureMember(signature).status().WithContext(dir + "/" + kSignatureMember));
+  return WriteArchiveChecked(out, std::move(*metadata), std::move(members), options, &text);
 }
 
 }  // namespace mlf

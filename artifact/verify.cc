@@ -63,6 +63,8 @@ class Verifier {
     MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
     MLF_ASSIGN_OR_RETURN(report_.metadata_bytes, ReadSmall(*entry, kMaxMetadataBytes));
     MLF_ASSIGN_OR_RETURN(report_.metadata, ParseMetadata(report_.metadata_bytes));
+    report_.metadata_sha256 = Sha256Hex(report_.metadata_bytes);
+    report_.digests_checked = options_.trusted_metadata_sha256 != report_.metadata_sha256;
     return Status::Ok();
   }
 
@@ -113,17 +115,22 @@ class Verifier {
 
   Status HashMember(const EntryInfo& entry, const std::string& expected) {
     if (consumer_) MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
-    Sha256 hash;
+    const bool hash = report_.digests_checked;
+    const bool feed = consumer_ != nullptr && consumer_->WantsData(entry);
+    if (!hash && !feed) return consumer_ ? consumer_->End() : Status::Ok();
+    Sha256 digest;
     MLF_RETURN_IF_ERROR(reader_->ReadData([&](const void* data, size_t size) {
-      hash.Update(data, size);
+      if (hash) digest.Update(data, size);
       done_ += size;
       if (options_.progress) options_.progress(done_, archive_size_);
-      return consumer_ ? consumer_->Data(data, size) : Status::Ok();
+      return feed ? consumer_->Data(data, size) : Status::Ok();
     }));
-    const std::string actual = hash.FinishHex();
-    if (actual != expected) {
-      return DataLoss("member " + Quote(entry.name) + ": SHA-256 mismatch (archive has " +
-                      actual + ", metadata.json files says " + expected + ")");
+    if (hash) {
+      const std::string actual = digest.FinishHex();
+      if (actual != expected) {
+        return DataLoss("member " + Quote(entry.name) + ": SHA-256 mismatch (archive has " +
+                        actual + ", metadata.json files says " + expected + ")");
+      }
     }
     return consumer_ ? consumer_->End() : Status::Ok();
   }

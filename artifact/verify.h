@@ -39,6 +39,12 @@ struct VerifyOptions {
   std::optional<std::string> public_key_pem;
   bool require_signature = false;
   ReaderLimits limits;
+  // When set and equal to the SHA-256 of metadata.json, member digests are
+  // not recomputed: a caller's memo vouches that this exact file was fully
+  // verified before (loader/host/verification_memo.h). Everything else —
+  // structure, metadata, signature policy, member sizes, nothing missing or
+  // extra — is still checked.
+  std::optional<std::string> trusted_metadata_sha256;
   // Bytes of member data checked so far, and the archive file's size (an
   // estimate of the total for compressed archives).
   std::function<void(uint64_t done, uint64_t total)> progress;
@@ -53,6 +59,8 @@ struct VerifyReport {
   std::string signer_key_sha256;   // fingerprint named in the signature
   uint64_t member_count = 0;       // metadata.json and its signature included
   uint64_t data_bytes = 0;         // sum of member sizes
+  bool digests_checked = true;     // false when trusted_metadata_sha256 applied
+  std::string metadata_sha256;     // of metadata.json's bytes
 };
 
 // Receives each member (metadata.json and metadata.json.sig included) while
@@ -65,6 +73,9 @@ class MemberConsumer {
   // before any other member is read.
   virtual Status OnMetadata(const Metadata& metadata) { return Status::Ok(); }
   virtual Status Begin(const EntryInfo& entry) = 0;
+  // Whether Data() should receive this member's bytes. Verification reads
+  // them anyway unless digests are trusted, so this only saves reading then.
+  virtual bool WantsData(const EntryInfo& entry) { return true; }
   virtual Status Data(const void* data, size_t size) = 0;
   virtual Status End() = 0;
 };

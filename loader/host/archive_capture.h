@@ -23,6 +23,7 @@ class ArchiveCapture : public MemberConsumer {
 
   Status OnMetadata(const Metadata& metadata) override;
   Status Begin(const EntryInfo& entry) override;
+  bool WantsData(const EntryInfo& entry) override;
   Status Data(const void* data, size_t size) override;
   Status End() override;
 

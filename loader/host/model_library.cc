@@ -10,6 +10,7 @@
 #include "loader/host/compile_cache.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
+#include "loader/host/verification_memo.h"
 #include "mlf/model_abi.h"
 
 namespace mlf {
@@ -31,9 +32,15 @@ class LibraryLoader {
     verify.public_key_pem = options_.public_key_pem;
     verify.require_signature = options_.require_signature;
     verify.limits = options_.limits;
+    const VerificationMemo memo(CacheDir());
+    if (options_.use_verification_memo) verify.trusted_metadata_sha256 = memo.Lookup(fd_);
     // Through the descriptor: the file verified is the file mapped.
     MLF_ASSIGN_OR_RETURN(VerifyReport report,
                          VerifyArchive("/proc/self/fd/" + std::to_string(fd_), verify, &capture));
+    if (options_.use_verification_memo && report.digests_checked) {
+      memo.Record(fd_, report.metadata_sha256);
+    }
+    library_->digests_checked_ = report.digests_checked;
     library_->metadata_ = std::move(report.metadata);
     parameters_ = capture.TakeParameters();
     for (const auto& [name, module] : library_->metadata_.modules) {
@@ -58,9 +65,13 @@ class LibraryLoader {
     return library_->objects_.back().get();
   }
 
+  std::string CacheDir() const {
+    return options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir;
+  }
+
   Result<std::string> CompileModule(const std::string& module, ArchiveCapture& capture) {
     const ModuleMetadata& m = library_->metadata_.modules.at(module);
-    const std::string cache = options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir;
+    const std::string cache = CacheDir();
     MLF_ASSIGN_OR_RETURN(std::string key,
                          HostLibraryCacheKey(capture.staged_files(), m.sources, options_.build));
     const bool cached = access((cache + "/host-libs/" + key + ".so").c_str(), R_OK) == 0;

@@ -5,7 +5,8 @@
 //   1. structure, metadata.json (schema and rules) and the signature policy
 //      (artifact/verify.h: with a key configured an unsigned or wrongly
 //      signed archive is refused before any other member is read);
-//   2. the SHA-256 of every member, while the members the loader needs are
+//   2. the SHA-256 of every member (unless the verification memo vouches for
+//      this unchanged file, see verification_memo.h), while the members the loader needs are
 //      captured: the host library into a sealed memfd, parameters (see
 //      below), and, when the archive has no library for this host, the
 //      sources, which are compiled once into a content-addressed cache;
@@ -45,6 +46,9 @@ struct LoadOptions {
   bool require_signature = false;
   // Where compiled host libraries are cached; empty: DefaultCacheDir().
   std::string cache_dir;
+  // Skip rehashing members of an archive file that this user has fully
+  // verified before and that has not changed since (verification_memo.h).
+  bool use_verification_memo = true;
   // How archives without a host library are compiled.
   HostBuildConfig build;
   ReaderLimits limits;
@@ -67,6 +71,10 @@ class ModelLibrary : public std::enable_shared_from_this<ModelLibrary> {
   // A new executor for `module`, with its own buffers and workspace.
   Result<std::unique_ptr<AotExecutor>> CreateExecutor(const std::string& module) const;
 
+  // Whether Open() recomputed every member digest (false: the verification
+  // memo vouched for this unchanged file).
+  bool digests_checked() const { return digests_checked_; }
+
   // How the host code was obtained for `module`: "archive" (the shipped
   // library), "cache" (compiled earlier) or "compiled" (compiled now).
   std::string code_origin(const std::string& module) const;
@@ -80,6 +88,7 @@ class ModelLibrary : public std::enable_shared_from_this<ModelLibrary> {
   std::vector<std::unique_ptr<ParameterBuffer>> parameters_;
   std::map<std::string, ModuleBinding> bindings_;
   std::map<std::string, std::string> code_origin_;
+  bool digests_checked_ = true;
 };
 
 }  // namespace mlf
