@@ -81,6 +81,7 @@ Status BuildHostLibrary(const std::vector<StagedFile>& files,
   for (const std::string& d : config.defines) argv.push_back("-D" + d);
   argv.insert(argv.end(), {"-shared", "-o", "lib.so"});
   argv.insert(argv.end(), sources.begin(), sources.end());
+  argv.insert(argv.end(), config.link_flags.begin(), config.link_flags.end());
   ProcessOptions options;
   options.cwd = scratch.path();
   options.max_output = 8192;

@@ -26,6 +26,8 @@ struct HostBuildConfig {
   // Relative to the staging directory.
   std::vector<std::string> include_dirs = {"codegen/host/include"};
   std::vector<std::string> defines;  // "NAME" or "NAME=value"
+  // After the sources on the command line: generated code uses <math.h>.
+  std::vector<std::string> link_flags = {"-lm"};
 };
 
 // The compiler to run for `config` ($CC or "cc" when config.compiler is empty).

@@ -45,6 +45,7 @@ Result<std::string> HostLibraryCacheKey(const std::vector<StagedFile>& files,
   for (const std::string& f : config.flags) AddField(hash, "flag " + f);
   for (const std::string& i : config.include_dirs) AddField(hash, "include " + i);
   for (const std::string& d : config.defines) AddField(hash, "define " + d);
+  for (const std::string& l : config.link_flags) AddField(hash, "link " + l);
   for (const StagedFile& f : files) AddField(hash, "file " + f.path + " " + Sha256Hex(f.content));
   for (const std::string& s : sources) AddField(hash, "source " + s);
   return hash.FinishHex();

@@ -41,19 +41,39 @@ Result<double> ParseTolerance(const std::string& flag, const std::string& text) 
   return v;
 }
 
-// Sets every input from --input and --random-inputs; all must be covered.
-Status SetInputs(AotExecutor& exec, const ParsedArgs& args) {
-  std::vector<bool> given(exec.num_inputs(), false);
+// Every flag value, checked before anything is loaded (bad usage is exit 2).
+struct RunConfig {
+  std::vector<std::pair<std::string, std::string>> inputs;  // NAME, FILE
+  std::optional<uint64_t> seed;
+  double rtol = 1e-5, atol = 1e-6;
+};
+
+Result<RunConfig> ConfigFromArgs(const ParsedArgs& args) {
+  RunConfig c;
   for (const std::string& assignment : args.GetAll("input")) {
     MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment("input", assignment));
-    MLF_ASSIGN_OR_RETURN(int index, exec.input_index(pair.first));
-    MLF_RETURN_IF_ERROR(SetInputFromNpy(exec, index, pair.second));
-    given[index] = true;
+    c.inputs.push_back(pair);
   }
   if (args.Has("random-inputs")) {
-    MLF_ASSIGN_OR_RETURN(uint64_t seed, ParseUnsigned("random-inputs", args.Get("random-inputs")));
-    return SetRandomInputs(exec, given, seed);
+    MLF_ASSIGN_OR_RETURN(c.seed, ParseUnsigned("random-inputs", args.Get("random-inputs")));
   }
+  if ((args.Has("rtol") || args.Has("atol")) && !args.Has("expect-dir")) {
+    return InvalidArgument("--rtol and --atol need --expect-dir");
+  }
+  MLF_ASSIGN_OR_RETURN(c.rtol, ParseTolerance("rtol", args.Get("rtol", "1e-5")));
+  MLF_ASSIGN_OR_RETURN(c.atol, ParseTolerance("atol", args.Get("atol", "1e-6")));
+  return c;
+}
+
+// Sets every input from --input and --random-inputs; all must be covered.
+Status SetInputs(AotExecutor& exec, const RunConfig& config) {
+  std::vector<bool> given(exec.num_inputs(), false);
+  for (const auto& [name, path] : config.inputs) {
+    MLF_ASSIGN_OR_RETURN(int index, exec.input_index(name));
+    MLF_RETURN_IF_ERROR(SetInputFromNpy(exec, index, path));
+    given[index] = true;
+  }
+  if (config.seed) return SetRandomInputs(exec, given, *config.seed);
   for (int i = 0; i < exec.num_inputs(); ++i) {
     if (given[i]) continue;
     MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.input_info(i));
@@ -99,9 +119,9 @@ Status WriteOutputs(const AotExecutor& exec, const std::string& dir) {
   return Status::Ok();
 }
 
-Status Compare(const AotExecutor& exec, const ParsedArgs& args, std::vector<OutputReport>& reports) {
-  MLF_ASSIGN_OR_RETURN(double rtol, ParseTolerance("rtol", args.Get("rtol", "1e-5")));
-  MLF_ASSIGN_OR_RETURN(double atol, ParseTolerance("atol", args.Get("atol", "1e-6")));
+Status Compare(const AotExecutor& exec, const ParsedArgs& args, const RunConfig& config,
+               std::vector<OutputReport>& reports) {
+  const double rtol = config.rtol, atol = config.atol;
   for (int i = 0; i < exec.num_outputs(); ++i) {
     const std::string path = args.Get("expect-dir") + "/" + reports[i].spec.c_name + ".npy";
     MLF_ASSIGN_OR_RETURN(NpyArray expected, ReadNpyFile(path));
@@ -147,13 +167,13 @@ void PrintJson(const std::string& module, const std::vector<OutputReport>& repor
   std::cout << j.dump(2) << "\n";
 }
 
-Result<bool> RunModel(const ParsedArgs& args) {
+Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {
   MLF_ASSIGN_OR_RETURN(LoadOptions options, LoadOptionsFromArgs(args));
   const std::string path = args.positionals()[0];
   MLF_ASSIGN_OR_RETURN(std::shared_ptr<ModelLibrary> lib, ModelLibrary::Open(path, options));
   MLF_ASSIGN_OR_RETURN(std::string module, SelectModule(*lib, args.Get("module")));
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib->CreateExecutor(module));
-  MLF_RETURN_IF_ERROR(SetInputs(*exec, args));
+  MLF_RETURN_IF_ERROR(SetInputs(*exec, config));
   MLF_RETURN_IF_ERROR(exec->Run());
   std::vector<OutputReport> reports;
   for (int i = 0; i < exec->num_outputs(); ++i) {
@@ -161,7 +181,7 @@ Result<bool> RunModel(const ParsedArgs& args) {
     reports.push_back(std::move(r));
   }
   if (args.Has("output-dir")) MLF_RETURN_IF_ERROR(WriteOutputs(*exec, args.Get("output-dir")));
-  if (args.Has("expect-dir")) MLF_RETURN_IF_ERROR(Compare(*exec, args, reports));
+  if (args.Has("expect-dir")) MLF_RETURN_IF_ERROR(Compare(*exec, args, config, reports));
   bool ok = true;
   for (const OutputReport& r : reports) ok = ok && (!r.comparison || r.comparison->mismatches == 0);
   if (args.Has("json")) {
@@ -175,10 +195,9 @@ Result<bool> RunModel(const ParsedArgs& args) {
 int RunRun(const ParsedArgs& args) {
   int code = kExitOk;
   if (!ExpectPositionals("run", args, 1, 1, &code)) return code;
-  if ((args.Has("rtol") || args.Has("atol")) && !args.Has("expect-dir")) {
-    return ReportUsageError("run", "--rtol and --atol need --expect-dir");
-  }
-  Result<bool> ok = RunModel(args);
+  Result<RunConfig> config = ConfigFromArgs(args);
+  if (!config.ok()) return ReportUsageError("run", config.status().message());
+  Result<bool> ok = RunModel(args, *config);
   if (!ok.ok()) return ReportFailure(ok.status());
   if (!*ok) {
     std::cerr << "mlf: error: outputs differ from " << args.Get("expect-dir") << "\n";
