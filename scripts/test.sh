@@ -9,6 +9,11 @@ scripts/setup.sh || { echo "setup failed" >&2; exit 1; }
 
 bazel test //... "$@"
 status=$?
+log_dirs=("$(readlink -f bazel-testlogs)")
+
+# The concurrency tests again under ThreadSanitizer (own output directory).
+bazel test --config=tsan //tests:host_loader_concurrency_test "$@" || status=1
+log_dirs+=("$(readlink -f bazel-testlogs)")
 
 # Count individual test cases from the JUnit XML files Bazel leaves behind.
 passed=0
@@ -28,7 +33,7 @@ PY
 )
   passed=$((passed + t - f - e))
   failed=$((failed + f + e))
-done < <(find -L bazel-testlogs/ -name test.xml 2>/dev/null)
+done < <(find -L "${log_dirs[@]}" -name test.xml 2>/dev/null | sort -u)
 
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 echo "tests: ${passed} passed, ${failed} failed"

@@ -89,6 +89,21 @@ std::vector<int> Graph::Consumers(int id) const {
   return out;
 }
 
+void Graph::ReplaceUses(int from, int to) {
+  for (Node& n : nodes) {
+    for (int& in : n.inputs) {
+      if (in == from) in = to;
+    }
+  }
+}
+
+bool Graph::IsOutput(int id) const {
+  for (int o : outputs) {
+    if (o == id) return true;
+  }
+  return false;
+}
+
 Status Graph::Validate() const {
   std::vector<bool> available(values.size(), false);
   for (int id : inputs) available.at(static_cast<size_t>(id)) = true;

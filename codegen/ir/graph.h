@@ -85,6 +85,12 @@ class Graph {
   // Indices of nodes that read value `id`.
   std::vector<int> Consumers(int id) const;
 
+  // Makes every node that reads `from` read `to` instead (graph outputs are
+  // left alone: their names are part of the model's interface).
+  void ReplaceUses(int from, int to);
+  // Whether `id` is one of the graph outputs.
+  bool IsOutput(int id) const;
+
   // Checks the invariants listed above; the error names the offending value or node.
   Status Validate() const;
 };

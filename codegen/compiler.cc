@@ -1,0 +1,39 @@
+#include "codegen/compiler.h"
+
+#include "codegen/emit/module_emitter.h"
+#include "codegen/passes/constant_folding.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/simplify.h"
+
+namespace mlf {
+
+Status OptimizeGraph(ir::Graph& graph, const CompileOptions& options, CompileReport* report) {
+  CompileReport local;
+  CompileReport& r = report ? *report : local;
+  MLF_RETURN_IF_ERROR(passes::FoldConstants(graph));
+  r.identities_removed = passes::RemoveIdentities(graph);
+  if (options.optimize) {
+    MLF_ASSIGN_OR_RETURN(r.batchnorms_folded, passes::FoldBatchNormalization(graph));
+    MLF_ASSIGN_OR_RETURN(r.biases_fused, passes::FuseBias(graph));
+    MLF_ASSIGN_OR_RETURN(r.activations_fused, passes::FuseActivations(graph));
+  }
+  r.dead_nodes_removed = passes::EliminateDeadCode(graph);
+  r.nodes_emitted = static_cast<int>(graph.nodes.size());
+  return graph.Validate();
+}
+
+Result<ModuleArtifacts> CompileGraph(const std::string& module, ir::Graph graph,
+                                     const CompileOptions& options, CompileReport* report) {
+  MLF_RETURN_IF_ERROR(OptimizeGraph(graph, options, report));
+  emit::ModuleEmitOptions emit_options;
+  emit_options.link_params = options.link_params;
+  MLF_ASSIGN_OR_RETURN(emit::EmittedModule emitted, emit::EmitModule(module, graph, emit_options));
+  ModuleArtifacts artifacts;
+  artifacts.name = module;
+  artifacts.metadata = std::move(emitted.metadata);
+  artifacts.sources = std::move(emitted.sources);
+  artifacts.parameter_blob = std::move(emitted.parameter_blob);
+  return artifacts;
+}
+
+}  // namespace mlf

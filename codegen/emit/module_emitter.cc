@@ -1,0 +1,220 @@
+#include "codegen/emit/module_emitter.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "artifact/c_name.h"
+#include "artifact/param_blob.h"
+#include "codegen/emit/memory_plan.h"
+#include "codegen/emit/node_function.h"
+#include "codegen/ops/op.h"
+
+namespace mlf::emit {
+namespace {
+
+// Where a value lives when the run function passes it to a node.
+struct Placement {
+  std::map<int, std::string> expr;  // value id -> C pointer expression (untyped base)
+};
+
+Result<std::vector<TensorInfo>> DescribeTensors(const ir::Graph& g, const std::vector<int>& ids,
+                                                const char* kind, std::set<std::string>* c_names) {
+  std::vector<TensorInfo> out;
+  for (int id : ids) {
+    const ir::Value& v = g.value(id);
+    TensorInfo t;
+    t.name = v.name;
+    t.c_name = SanitizeCName(v.name);
+    t.dtype = DTypeName(v.dtype);
+    t.shape = v.shape;
+    MLF_ASSIGN_OR_RETURN(t.size_bytes, ByteSize(v.dtype, v.shape));
+    if (!c_names->insert(t.c_name).second) {
+      return InvalidArgument(std::string(kind) + " '" + v.name + "' maps to the C name '" +
+                             t.c_name + "', which another input or output already uses; rename one");
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Constants read by some node, in first-use order.
+std::vector<int> UsedConstants(const ir::Graph& g) {
+  std::vector<int> used;
+  std::set<int> seen;
+  for (const ir::Node& n : g.nodes) {
+    for (int id : n.inputs) {
+      if (id != ir::kNoValue && g.value(id).is_constant() && seen.insert(id).second) used.push_back(id);
+    }
+  }
+  for (int id : g.outputs) {
+    if (g.value(id).is_constant() && seen.insert(id).second) used.push_back(id);
+  }
+  return used;
+}
+
+std::string ConstantArray(const ir::Graph& g, int id, const std::string& name) {
+  const ir::HostTensor& t = *g.value(id).constant;
+  std::ostringstream out;
+  const uint64_t n = t.element_count();
+  out << "static const " << ops::CType(t.dtype) << " " << name << "[" << (n ? n : 1)
+      << "] MLF_ALIGNED = {";
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i % 8 == 0) out << "\n    ";
+    DType literal_type = t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16 ? DType::kUInt16 : t.dtype;
+    double v = literal_type == DType::kUInt16 ? static_cast<double>(t.data<uint16_t>()[i]) : t.GetDouble(i);
+    if (t.dtype == DType::kInt64) {
+      out << "INT64_C(" << t.data<int64_t>()[i] << ")";
+    } else if (t.dtype == DType::kUInt64) {
+      out << "UINT64_C(" << t.data<uint64_t>()[i] << ")";
+    } else {
+      out << ops::CLiteral(literal_type, v);
+    }
+    out << ",";
+  }
+  if (n == 0) out << "0";
+  out << "\n};\n";
+  return out.str();
+}
+
+Status PlaceConstants(const ir::Graph& g, const ModuleEmitOptions& options, Placement* place,
+                      std::string* arrays, EmittedModule* module) {
+  ParamBlobBuilder blob;
+  ParametersInfo params{options.link_params ? "linked" : "file", "", {}};
+  int index = 0;
+  for (int id : UsedConstants(g)) {
+    const ir::Value& v = g.value(id);
+    const ir::HostTensor& t = *v.constant;
+    if (options.link_params) {
+      const std::string name = "param_" + std::to_string(index++);
+      *arrays += "/* " + v.name + " */\n" + ConstantArray(g, id, name);
+      place->expr[id] = name;
+      params.tensors.push_back({v.name, DTypeName(t.dtype), t.shape, 0, t.bytes.size()});
+      continue;
+    }
+    MLF_RETURN_IF_ERROR(blob.Add(v.name, t.dtype, t.shape, t.bytes));
+    const ParamTensor& added = blob.index().back();
+    place->expr[id] = "(cs + " + std::to_string(added.offset) + ")";
+    params.tensors.push_back({v.name, DTypeName(t.dtype), t.shape, added.offset, added.size_bytes});
+  }
+  if (!options.link_params) {
+    MLF_ASSIGN_OR_RETURN(module->parameter_blob, blob.Finish());
+    module->metadata.memory.constants_size_bytes = module->parameter_blob.size();
+  }
+  // Offsets are meaningless for linked tensors; the index still lists them.
+  if (options.link_params) {
+    uint64_t offset = 0;
+    for (ParamTensorInfo& p : params.tensors) {
+      p.offset = offset;
+      offset += (p.size_bytes + kParamAlignment - 1) / kParamAlignment * kParamAlignment;
+    }
+  }
+  if (!params.tensors.empty()) module->metadata.parameters = params;
+  return Status::Ok();
+}
+
+std::string Cast(const ir::Graph& g, int id, bool writable, const std::string& base) {
+  return std::string("(") + (writable ? "" : "const ") + ops::CType(g.value(id).dtype) + "*)" + base;
+}
+
+// Graph outputs that no node writes (inputs, constants, or repeated outputs)
+// are copied into their buffer at the end of the run.
+std::string OutputCopies(const ir::Graph& g, const std::vector<TensorInfo>& outputs,
+                         const Placement& place) {
+  std::string out;
+  std::set<int> written;
+  for (const ir::Node& n : g.nodes) written.insert(n.outputs.begin(), n.outputs.end());
+  std::set<int> copied;
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const int id = g.outputs[i];
+    const bool direct = written.count(id) && copied.insert(id).second;
+    if (direct) continue;
+    out += "  memcpy(outputs->" + outputs[i].c_name + ", " + place.expr.at(id) + ", " +
+           std::to_string(outputs[i].size_bytes) + "u);\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
+                                 const ModuleEmitOptions& options) {
+  MLF_RETURN_IF_ERROR(g.Validate());
+  EmittedModule m;
+  const std::string c = SanitizeCName(module);
+  m.metadata.model_name = module;
+  m.metadata.target.kind = "c";
+  std::set<std::string> c_names;
+  MLF_ASSIGN_OR_RETURN(m.metadata.inputs, DescribeTensors(g, g.inputs, "input", &c_names));
+  MLF_ASSIGN_OR_RETURN(m.metadata.outputs, DescribeTensors(g, g.outputs, "output", &c_names));
+  for (const auto* list : {&m.metadata.inputs, &m.metadata.outputs}) {
+    for (const TensorInfo& t : *list) m.metadata.memory.io_size_bytes += t.size_bytes;
+  }
+
+  Placement place;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    place.expr[g.inputs[i]] = "inputs->" + m.metadata.inputs[i].c_name;
+  }
+  std::string arrays;
+  MLF_RETURN_IF_ERROR(PlaceConstants(g, options, &place, &arrays, &m));
+
+  std::vector<NodeFunction> functions;
+  std::vector<uint64_t> scratch;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    MLF_ASSIGN_OR_RETURN(NodeFunction f, EmitNodeFunction(g, n));
+    scratch.push_back(f.scratch_bytes);
+    functions.push_back(std::move(f));
+  }
+  MLF_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(g, scratch));
+  m.metadata.memory.workspace_size_bytes = plan.workspace_bytes;
+  m.metadata.memory.workspace_lower_bound_bytes = plan.lower_bound_bytes;
+  std::set<int> output_claimed;
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const int id = g.outputs[i];
+    if (place.expr.count(id) || !output_claimed.insert(id).second) continue;
+    place.expr[id] = "outputs->" + m.metadata.outputs[i].c_name;
+  }
+  for (const auto& [id, offset] : plan.value_offsets) place.expr[id] = "(ws + " + std::to_string(offset) + ")";
+
+  std::ostringstream src;
+  src << "/* Generated by mlfkit: module \"" << module << "\". Do not edit. */\n"
+      << GeneratedSourcePreamble() << "#include \"tvmgen_" << c << ".h\"\n\n"
+      << "#if defined(__GNUC__)\n#define MLF_ALIGNED __attribute__((aligned(64)))\n#else\n"
+      << "#define MLF_ALIGNED\n#endif\n\n" << arrays << "\n";
+  std::string calls;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const NodeFunction& f = functions[n];
+    src << f.definition << "\n";
+    std::string args;
+    const ir::Node& node = g.nodes[n];
+    for (int id : f.params) {
+      const bool writable = std::find(node.outputs.begin(), node.outputs.end(), id) != node.outputs.end();
+      args += (args.empty() ? "" : ", ") + Cast(g, id, writable, place.expr.at(id));
+    }
+    if (f.needs_scratch) args += (args.empty() ? "" : ", ") + std::string("(void*)(ws + ") +
+                                 std::to_string(plan.scratch_offsets.at(static_cast<int>(n))) + ")";
+    calls += "  " + f.name + "(" + args + ");\n";
+    const ops::OpDef* def = ops::FindOp(node.op);
+    MLF_ASSIGN_OR_RETURN(std::string source_op, node.String("mlf.source_op", node.op));
+    OperatorInfo info{node.name, {source_op}, def && def->macs ? def->macs(node, g) : 0};
+    auto fused = node.attrs.find("mlf.fused_ops");
+    if (fused != node.attrs.end()) {
+      for (const std::string& op : std::get<std::vector<std::string>>(fused->second)) info.ops.push_back(op);
+    }
+    MLF_ASSIGN_OR_RETURN(std::string act, node.String("mlf.activation", ""));
+    if (!act.empty()) info.ops.push_back(act);
+    m.metadata.operators.push_back(std::move(info));
+  }
+  src << "int32_t tvmgen_" << c << "_run(struct tvmgen_" << c << "_inputs* inputs,\n"
+      << "    struct tvmgen_" << c << "_outputs* outputs,\n    struct tvmgen_" << c
+      << "_workspace_pools* pools) {\n"
+      << "  uint8_t* ws = (uint8_t*)pools->workspace;\n"
+      << "  const uint8_t* cs = (const uint8_t*)pools->constants;\n"
+      << "  (void)ws;\n  (void)cs;\n  (void)inputs;\n  (void)outputs;\n"
+      << calls << OutputCopies(g, m.metadata.outputs, place) << "  return 0;\n}\n";
+  m.sources.push_back({c + "_lib0.c", src.str()});
+  return m;
+}
+
+}  // namespace mlf::emit
