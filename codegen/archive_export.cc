@@ -82,8 +82,9 @@ Status AddModule(const ModuleArtifacts& m, const ExportOptions& options, Metadat
     MLF_ASSIGN_OR_RETURN(std::string library, BuildLibrary(files, options.build));
     const std::string compiler = ResolveCompiler(options.build);
     MLF_ASSIGN_OR_RETURN(std::string identity, CompilerIdentity(compiler));
-    module.host_library = HostLibraryInfo{"codegen/host/lib/" + c + ".so", HostTriple(), identity,
-                                          options.build.flags};
+    std::vector<std::string> flags = options.build.flags;
+    flags.insert(flags.end(), options.build.link_flags.begin(), options.build.link_flags.end());
+    module.host_library = HostLibraryInfo{"codegen/host/lib/" + c + ".so", HostTriple(), identity, flags};
     members->push_back({module.host_library->path, MemberSource::Bytes(std::move(library)), false});
   }
   metadata->modules[m.name] = std::move(module);

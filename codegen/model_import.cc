@@ -1,0 +1,51 @@
+#include "codegen/model_import.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "artifact/digest.h"
+#include "codegen/frontend/onnx_frontend.h"
+#include "codegen/frontend/yaml_frontend.h"
+
+namespace mlf {
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<std::string> ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot read model '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Result<ImportedModel> ImportModelFile(const std::string& path) {
+  ImportedModel m;
+  if (EndsWith(path, ".onnx")) {
+    frontend::OnnxModelInfo info;
+    MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportOnnxFile(path, {}, &info));
+    m.source.format = "onnx";
+    m.source.opset = info.opset;
+    m.extension = "onnx";
+  } else if (EndsWith(path, ".yaml") || EndsWith(path, ".yml")) {
+    frontend::YamlModelInfo info;
+    MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportYamlFile(path, {}, &info));
+    m.source.format = "yaml";
+    m.extension = "yaml";
+    m.description = info.description;
+  } else {
+    return InvalidArgument("'" + path + "': unknown model format (expected .onnx, .yaml or .yml)");
+  }
+  // The model was just read by its front end; reading it again for the
+  // archive copy is cheap next to compiling it.
+  MLF_ASSIGN_OR_RETURN(m.source_bytes, ReadWhole(path));
+  m.source.sha256 = Sha256Hex(m.source_bytes);
+  return m;
+}
+
+}  // namespace mlf

@@ -1,0 +1,132 @@
+// mlf export: models (ONNX or YAML) -> one Model Library Format archive.
+#include <iostream>
+
+#include "artifact/c_name.h"
+#include "codegen/archive_export.h"
+#include "codegen/compiler.h"
+#include "codegen/model_import.h"
+#include "tools/mlf/command.h"
+#include "tools/mlf/progress.h"
+
+namespace mlf::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: mlf export MODEL[:NAME]... -o OUT [--link-params] [--no-host-lib]\n"
+    "                  [--compress none|gzip|zstd] [--no-optimize]\n\n"
+    "Compiles each model (ONNX .onnx, or mlfkit's YAML description .yaml/.yml, see\n"
+    "docs/yaml-models.md) into C99 code and writes one archive holding all of them,\n"
+    "one module per model. NAME is the module name (default: \"default\" for a single\n"
+    "model, else the file's stem). The host library is built with the system C\n"
+    "compiler ($CC or cc) unless --no-host-lib; the source model is kept as\n"
+    "src/<module>.<ext>. The archive is deterministic and written atomically.\n\n"
+    "options:\n"
+    "  -o, --output OUT    archive to write (required)\n"
+    "  --link-params       parameters as const arrays in the code (for flash)\n"
+    "                      instead of parameters/<module>.bin\n"
+    "  --no-host-lib       do not build codegen/host/lib/<module>.so\n"
+    "  --compress KIND     none (default), gzip or zstd\n"
+    "  --no-optimize       skip the fusion passes (BatchNorm folding, bias and\n"
+    "                      activation fusion)\n";
+
+struct ModelSpec {
+  std::string path;
+  std::string module;
+};
+
+std::string Stem(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  return base.substr(0, base.find('.'));
+}
+
+// "model.onnx:name" or "model.onnx"; a ':' belongs to the path unless what
+// precedes it ends in a model extension.
+Result<std::vector<ModelSpec>> ParseModels(const std::vector<std::string>& words) {
+  std::vector<ModelSpec> specs;
+  for (const std::string& w : words) {
+    ModelSpec s{w, ""};
+    const size_t colon = w.rfind(':');
+    if (colon != std::string::npos) {
+      const std::string head = w.substr(0, colon);
+      for (const char* ext : {".onnx", ".yaml", ".yml"}) {
+        const std::string e = ext;
+        if (head.size() > e.size() && head.compare(head.size() - e.size(), e.size(), e) == 0) {
+          s = {head, w.substr(colon + 1)};
+        }
+      }
+      if (!s.module.empty() && s.module.find_first_of("/\\") != std::string::npos) {
+        return InvalidArgument("module name '" + s.module + "' must not contain '/'");
+      }
+    }
+    if (s.module.empty()) s.module = words.size() == 1 ? "default" : Stem(s.path);
+    specs.push_back(s);
+  }
+  return specs;
+}
+
+Result<ModuleArtifacts> CompileModel(const ModelSpec& spec, const CompileOptions& options) {
+  MLF_ASSIGN_OR_RETURN(ImportedModel model, ImportModelFile(spec.path));
+  MLF_ASSIGN_OR_RETURN(ModuleArtifacts artifacts, CompileGraph(spec.module, std::move(model.graph), options));
+  model.source.path = "src/" + SanitizeCName(spec.module) + "." + model.extension;
+  artifacts.metadata.source = model.source;
+  artifacts.metadata.description = model.description;
+  artifacts.extra_members.push_back({model.source.path, std::move(model.source_bytes)});
+  return artifacts;
+}
+
+Result<Compression> ParseCompression(const std::string& text) {
+  if (text == "none") return Compression::kNone;
+  if (text == "gzip") return Compression::kGzip;
+  if (text == "zstd") return Compression::kZstd;
+  return InvalidArgument("--compress must be none, gzip or zstd, not '" + text + "'");
+}
+
+int RunExport(const ParsedArgs& args) {
+  if (args.positionals().empty()) return ReportUsageError("export", "missing MODEL");
+  if (!args.Has("output")) return ReportUsageError("export", "missing required option '-o OUT'");
+  Result<std::vector<ModelSpec>> specs = ParseModels(args.positionals());
+  if (!specs.ok()) return ReportUsageError("export", specs.status().message());
+  Result<Compression> compression = ParseCompression(args.Get("compress", "none"));
+  if (!compression.ok()) return ReportUsageError("export", compression.status().message());
+  CompileOptions compile;
+  compile.link_params = args.Has("link-params");
+  compile.optimize = !args.Has("no-optimize");
+  std::vector<ModuleArtifacts> modules;
+  for (const ModelSpec& spec : *specs) {
+    Result<ModuleArtifacts> m = CompileModel(spec, compile);
+    if (!m.ok()) return ReportFailure(m.status());
+    modules.push_back(std::move(*m));
+  }
+  ExportOptions options;
+  options.build_host_library = !args.Has("no-host-lib");
+  options.pack.compression = *compression;
+  Result<int64_t> mtime = ArchiveMtimeFromEnvironment();
+  if (!mtime.ok()) return ReportFailure(mtime.status());
+  options.pack.mtime = *mtime;
+  Progress progress("writing");
+  options.pack.progress = progress.Callback();
+  Result<Metadata> written = ExportArchive(modules, args.Get("output"), options);
+  if (!written.ok()) return ReportFailure(written.status());
+  for (const auto& [name, m] : written->modules) {
+    std::cout << "module " << name << ": " << m.operators.size() << " operators, workspace "
+              << m.memory.workspace_size_bytes << " B, parameters " << m.memory.constants_size_bytes
+              << " B" << (compile.link_params ? " (linked)" : "") << "\n";
+  }
+  std::cout << "wrote " << args.Get("output") << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command& ExportCommand() {
+  static const Command command{
+      "export", "compile ONNX or YAML models into an archive", kUsage,
+      {{"output", true, false, "o"}, {"link-params", false, false, ""},
+       {"no-host-lib", false, false, ""}, {"compress", true, false, ""},
+       {"no-optimize", false, false, ""}},
+      RunExport};
+  return command;
+}
+
+}  // namespace mlf::cli
