@@ -1,0 +1,568 @@
+#include "codegen/frontend/onnx_frontend.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <climits>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "codegen/frontend/onnx_lowering.h"
+#include "codegen/ops/op.h"
+
+namespace mlf::frontend {
+namespace {
+
+// What ONNX shape inference knows of one value.
+struct OnnxType {
+  int32_t elem_type = 0;
+  bool has_shape = false;
+  std::vector<std::optional<int64_t>> dims;  // nullopt: symbolic or unknown
+};
+
+OnnxType FromTypeProto(const onnx::TypeProto& type) {
+  OnnxType t;
+  if (!type.has_tensor_type()) return t;
+  t.elem_type = type.tensor_type().elem_type();
+  if (!type.tensor_type().has_shape()) return t;
+  t.has_shape = true;
+  for (const auto& d : type.tensor_type().shape().dim()) {
+    t.dims.push_back(d.has_dim_value() ? std::optional<int64_t>(d.dim_value()) : std::nullopt);
+  }
+  return t;
+}
+
+std::string FormatOnnxType(const OnnxType& t) {
+  std::string s = OnnxDTypeName(t.elem_type) + " ";
+  if (!t.has_shape) return s + "(unknown shape)";
+  s += "[";
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    if (i) s += ", ";
+    s += t.dims[i] ? std::to_string(*t.dims[i]) : "?";
+  }
+  return s + "]";
+}
+
+bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string NodeName(const onnx::NodeProto& n, int index) {
+  return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+}
+
+// Runs ONNX's shape inference, turning its exceptions into a Status.
+Status InferOnnxShapes(onnx::ModelProto& model) {
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception& e) {
+    return InvalidArgument(std::string("ONNX shape inference failed: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+class Importer : public LoweringContext {
+ public:
+  explicit Importer(const OnnxImportOptions& options) : options_(options) {}
+
+  Result<ir::Graph> Run(std::string_view bytes, OnnxModelInfo* info);
+
+  // LoweringContext.
+  ir::Graph& graph() override { return graph_; }
+  const TensorLimits& limits() const override { return options_.tensor_limits; }
+  Result<int> Lookup(const std::string& name, const ir::Node& node) override;
+  Result<int> Define(const std::string& name, const ir::Node& node) override;
+  Status DefineConstant(const std::string& name, ir::HostTensor tensor,
+                        const ir::Node& node) override;
+  int AddConstant(const std::string& base, ir::HostTensor tensor) override;
+  int AddTemp(const std::string& base) override;
+  bool IsUsed(const std::string& name) const override { return read_.count(name) > 0; }
+  Status Emit(ir::Node node) override;
+
+ private:
+  Status Parse(std::string_view bytes);
+  Status CheckOpset();
+  Status ApplyInputOptions();
+  Status Convert();
+  Status AddInitializers();
+  Result<ir::Value> InputValue(const onnx::ValueInfoProto& in) const;
+  Status CheckInputs() const;
+  Status AddInputs();
+  Status LowerNodes();
+  Status AddOutputs();
+  Status CompareWithOnnx(const ir::Node& node, int value_id) const;
+  Status WithConstantHint(const Status& st, const ir::Node& node) const;
+  std::string FreshName(const std::string& base);
+  int NewValue(ir::Value v);
+
+  const OnnxImportOptions& options_;
+  onnx::ModelProto model_;
+  int64_t opset_ = 0;
+  int64_t original_opset_ = 0;
+  ir::Graph graph_;
+  std::unordered_map<std::string, int> ids_;       // ONNX value name -> value id
+  std::unordered_set<std::string> names_;          // every IR value name in use
+  std::unordered_set<std::string> read_;           // names read by a node or output
+  std::unordered_map<std::string, std::vector<OnnxType>> onnx_types_;
+};
+
+Status Importer::Parse(std::string_view bytes) {
+  if (bytes.size() > options_.max_model_bytes) {
+    return OutOfRange("the ONNX model is " + std::to_string(bytes.size()) +
+                      " bytes, more than the limit of " +
+                      std::to_string(options_.max_model_bytes) + " bytes");
+  }
+  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+      !model_.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return InvalidArgument("not an ONNX model: the bytes do not parse as an ONNX ModelProto");
+  }
+  if (static_cast<uint64_t>(model_.graph().node_size()) > options_.max_nodes) {
+    return OutOfRange("the ONNX graph has " + std::to_string(model_.graph().node_size()) +
+                      " nodes, more than the limit of " + std::to_string(options_.max_nodes));
+  }
+  try {
+    onnx::checker::check_model(model_);
+  } catch (const std::exception& e) {
+    return InvalidArgument(std::string("the ONNX model is invalid: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+Status Importer::CheckOpset() {
+  const auto& nodes = model_.graph().node();
+  for (int i = 0; i < nodes.size(); ++i) {
+    if (!IsDefaultDomain(nodes[i].domain())) {
+      return Unimplemented("node '" + NodeName(nodes[i], i) + "' (" + nodes[i].op_type() +
+                           "): domain '" + nodes[i].domain() +
+                           "' is not supported; mlfkit compiles operators of the default ONNX "
+                           "domain only");
+    }
+  }
+  bool found = false;
+  for (const auto& o : model_.opset_import()) {
+    if (IsDefaultDomain(o.domain())) {
+      found = true;
+      opset_ = o.version();
+    }
+  }
+  if (!found) {
+    return InvalidArgument("the ONNX model does not import the default ONNX domain "
+                           "(no opset_import for \"\")");
+  }
+  original_opset_ = opset_;
+  if (opset_ > kMaxOpset) {
+    return FailedPrecondition("the ONNX model uses opset " + std::to_string(opset_) +
+                              "; mlfkit supports opsets up to " + std::to_string(kMaxOpset));
+  }
+  if (opset_ < 1) {
+    return InvalidArgument("the ONNX model imports opset " + std::to_string(opset_));
+  }
+  return Status::Ok();
+}
+
+// The graph input `name` (not an initializer), or null.
+onnx::ValueInfoProto* FindInput(onnx::GraphProto* g, const std::string& name) {
+  for (const auto& init : g->initializer()) {
+    if (init.name() == name) return nullptr;
+  }
+  for (auto& in : *g->mutable_input()) {
+    if (in.name() == name) return &in;
+  }
+  return nullptr;
+}
+
+Status Importer::ApplyInputOptions() {
+  if (options_.input_shapes.empty() && options_.constant_inputs.empty()) return Status::Ok();
+  onnx::GraphProto* g = model_.mutable_graph();
+  for (const auto& [name, shape] : options_.input_shapes) {
+    onnx::ValueInfoProto* input = FindInput(g, name);
+    if (input == nullptr) {
+      return InvalidArgument("input_shapes names '" + name + "', which is not an input of the model");
+    }
+    auto* tensor_type = input->mutable_type()->mutable_tensor_type();
+    if (tensor_type->has_shape() && tensor_type->shape().dim_size() != static_cast<int>(shape.size())) {
+      return InvalidArgument("input_shapes gives input '" + name + "' the shape " +
+                             FormatShape(shape) + ", but the model says it has rank " +
+                             std::to_string(tensor_type->shape().dim_size()));
+    }
+    MLF_RETURN_IF_ERROR(CheckShape("input_shapes['" + name + "']", shape, options_.tensor_limits));
+    tensor_type->mutable_shape()->clear_dim();
+    for (int64_t d : shape) tensor_type->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  for (const auto& [name, tensor] : options_.constant_inputs) {
+    onnx::ValueInfoProto* input = FindInput(g, name);
+    if (input == nullptr) {
+      return InvalidArgument("constant_inputs names '" + name +
+                             "', which is not an input of the model");
+    }
+    const OnnxType declared = FromTypeProto(input->type());
+    bool match = declared.elem_type == OnnxDType(tensor.dtype);
+    if (declared.has_shape) {
+      match = match && declared.dims.size() == tensor.shape.size();
+      for (size_t i = 0; match && i < declared.dims.size(); ++i) {
+        match = !declared.dims[i] || *declared.dims[i] == tensor.shape[i];
+      }
+    }
+    if (!match) {
+      return InvalidArgument("constant_inputs['" + name + "'] is " + DTypeName(tensor.dtype) +
+                             " " + FormatShape(tensor.shape) + ", but the model declares " +
+                             FormatOnnxType(declared));
+    }
+    MLF_RETURN_IF_ERROR(CheckShape("constant_inputs['" + name + "']", tensor.shape,
+                                   options_.tensor_limits));
+    if (tensor.bytes.size() != tensor.element_count() * DTypeSize(tensor.dtype)) {
+      return InvalidArgument("constant_inputs['" + name + "'] has " +
+                             std::to_string(tensor.bytes.size()) + " bytes of data, " +
+                             DTypeName(tensor.dtype) + " " + FormatShape(tensor.shape) +
+                             " needs " +
+                             std::to_string(tensor.element_count() * DTypeSize(tensor.dtype)));
+    }
+    auto* tensor_type = input->mutable_type()->mutable_tensor_type();
+    tensor_type->mutable_shape()->clear_dim();
+    for (int64_t d : tensor.shape) tensor_type->mutable_shape()->add_dim()->set_dim_value(d);
+    *g->add_initializer() = ToTensorProto(tensor, name);
+  }
+  // Shapes recorded in the model were computed for the old inputs.
+  g->clear_value_info();
+  for (auto& out : *g->mutable_output()) {
+    if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+  }
+  return Status::Ok();
+}
+
+Status Importer::Convert() {
+  // ONNX's adapters need the shapes of intermediate values (value_info).
+  MLF_RETURN_IF_ERROR(InferOnnxShapes(model_));
+  if (opset_ >= kCanonicalOpset) return Status::Ok();
+  const std::string what = "cannot convert the ONNX model from opset " + std::to_string(opset_) +
+                           " to opset " + std::to_string(kCanonicalOpset);
+  try {
+    model_ = onnx::version_conversion::ConvertVersion(model_, static_cast<int>(kCanonicalOpset));
+  } catch (const std::exception& e) {
+    // Drop libonnx's "<file>:<line>: <function>: Assertion `...` failed: " prefix.
+    std::string reason = e.what();
+    const size_t failed = reason.find("` failed: ");
+    if (failed != std::string::npos) reason = reason.substr(failed + 10);
+    return FailedPrecondition(what + ": " + reason);
+  }
+  // Upsample and Resize-10 use asymmetric coordinates and floor rounding; the
+  // converter leaves Resize-11's defaults (half_pixel), which differ.
+  if (opset_ <= 10) {
+    for (auto& n : *model_.mutable_graph()->mutable_node()) {
+      if (n.op_type() != "Resize") continue;
+      bool has_ctm = false, has_nearest = false;
+      for (const auto& a : n.attribute()) {
+        has_ctm |= a.name() == "coordinate_transformation_mode";
+        has_nearest |= a.name() == "nearest_mode";
+      }
+      if (!has_ctm) {
+        auto* a = n.add_attribute();
+        a->set_name("coordinate_transformation_mode");
+        a->set_type(onnx::AttributeProto::STRING);
+        a->set_s("asymmetric");
+      }
+      if (!has_nearest) {
+        auto* a = n.add_attribute();
+        a->set_name("nearest_mode");
+        a->set_type(onnx::AttributeProto::STRING);
+        a->set_s("floor");
+      }
+    }
+  }
+  opset_ = kCanonicalOpset;
+  Status st = InferOnnxShapes(model_);
+  if (!st.ok()) return FailedPrecondition(what + ": " + st.message());
+  return Status::Ok();
+}
+
+std::string Importer::FreshName(const std::string& base) {
+  if (!names_.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string candidate = base + "_" + std::to_string(i);
+    if (!names_.count(candidate)) return candidate;
+  }
+}
+
+int Importer::NewValue(ir::Value v) {
+  names_.insert(v.name);
+  return graph_.AddValue(std::move(v));
+}
+
+Status Importer::AddInitializers() {
+  const onnx::GraphProto& g = model_.graph();
+  if (g.sparse_initializer_size() > 0) {
+    return Unimplemented("sparse initializer '" + g.sparse_initializer(0).values().name() +
+                         "' is not supported");
+  }
+  for (const onnx::TensorProto& init : g.initializer()) {
+    if (ids_.count(init.name())) {
+      return InvalidArgument("initializer '" + init.name() + "' is defined twice");
+    }
+    MLF_ASSIGN_OR_RETURN(ir::HostTensor t, FromTensorProto(init, options_.tensor_limits));
+    ir::Value v;
+    v.name = init.name();
+    v.dtype = t.dtype;
+    v.shape = t.shape;
+    v.constant = std::move(t);
+    ids_[init.name()] = NewValue(std::move(v));
+  }
+  return Status::Ok();
+}
+
+Result<ir::Value> Importer::InputValue(const onnx::ValueInfoProto& in) const {
+  const std::string what = "input '" + in.name() + "'";
+  if (!in.type().has_tensor_type()) {
+    return Unimplemented(what + " is not a tensor (sequences, maps and optionals are not "
+                         "supported)");
+  }
+  const auto& tt = in.type().tensor_type();
+  Result<DType> dtype = DTypeFromOnnx(tt.elem_type());
+  if (!dtype.ok()) return dtype.status().WithContext(what);
+  if (!tt.has_shape()) {
+    return InvalidArgument(what + " has no shape; give it in OnnxImportOptions::input_shapes");
+  }
+  ir::Value v;
+  v.name = in.name();
+  v.dtype = *dtype;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto& d = tt.shape().dim(i);
+    if (!d.has_dim_value()) {
+      const std::string which =
+          d.has_dim_param() && !d.dim_param().empty() ? " ('" + d.dim_param() + "')" : "";
+      return InvalidArgument(what + ": dimension " + std::to_string(i) + which +
+                             " is dynamic; give the input's shape in "
+                             "OnnxImportOptions::input_shapes");
+    }
+    v.shape.push_back(d.dim_value());
+  }
+  MLF_RETURN_IF_ERROR(CheckShape(what, v.shape, options_.tensor_limits));
+  return v;
+}
+
+Status Importer::CheckInputs() const {
+  std::unordered_set<std::string> initializers;
+  for (const auto& init : model_.graph().initializer()) initializers.insert(init.name());
+  for (const onnx::ValueInfoProto& in : model_.graph().input()) {
+    if (initializers.count(in.name())) continue;
+    MLF_RETURN_IF_ERROR(InputValue(in).status());
+  }
+  return Status::Ok();
+}
+
+Status Importer::AddInputs() {
+  for (const onnx::ValueInfoProto& in : model_.graph().input()) {
+    if (ids_.count(in.name())) continue;  // an initializer: a constant
+    MLF_ASSIGN_OR_RETURN(ir::Value v, InputValue(in));
+    const int id = NewValue(std::move(v));
+    ids_[in.name()] = id;
+    graph_.inputs.push_back(id);
+  }
+  return Status::Ok();
+}
+
+Status Importer::LowerNodes() {
+  const auto& g = model_.graph();
+  for (const auto& n : g.node()) {
+    for (const std::string& in : n.input()) read_.insert(in);
+    // Reserved, so that names made up for new values never take a model's.
+    for (const std::string& out : n.output()) names_.insert(out);
+  }
+  for (const auto& out : g.output()) read_.insert(out.name());
+  for (int i = 0; i < g.node_size(); ++i) {
+    MLF_RETURN_IF_ERROR(LowerNode(g.node(i), NodeName(g.node(i), i), opset_, *this));
+  }
+  return Status::Ok();
+}
+
+Status Importer::AddOutputs() {
+  for (const auto& out : model_.graph().output()) {
+    auto it = ids_.find(out.name());
+    if (it == ids_.end()) {
+      return InvalidArgument("graph output '" + out.name() + "' is never computed");
+    }
+    graph_.outputs.push_back(it->second);
+  }
+  return Status::Ok();
+}
+
+Result<int> Importer::Lookup(const std::string& name, const ir::Node& node) {
+  auto it = ids_.find(name);
+  if (it == ids_.end()) {
+    return InvalidArgument(node.Describe() + ": input '" + name + "' is not defined before it");
+  }
+  return it->second;
+}
+
+Result<int> Importer::Define(const std::string& name, const ir::Node& node) {
+  if (ids_.count(name)) {
+    return InvalidArgument(node.Describe() + ": value '" + name + "' is already defined");
+  }
+  ir::Value v;
+  v.name = name;
+  const int id = NewValue(std::move(v));
+  ids_[name] = id;
+  return id;
+}
+
+Status Importer::DefineConstant(const std::string& name, ir::HostTensor tensor,
+                                const ir::Node& node) {
+  MLF_RETURN_IF_ERROR(CheckShape(node.Describe() + ": value '" + name + "'", tensor.shape,
+                                 options_.tensor_limits));
+  MLF_ASSIGN_OR_RETURN(int id, Define(name, node));
+  ir::Value& v = graph_.value(id);
+  v.dtype = tensor.dtype;
+  v.shape = tensor.shape;
+  v.constant = std::move(tensor);
+  return CompareWithOnnx(node, id);
+}
+
+int Importer::AddConstant(const std::string& base, ir::HostTensor tensor) {
+  ir::Value v;
+  v.name = FreshName(base);
+  v.dtype = tensor.dtype;
+  v.shape = tensor.shape;
+  v.constant = std::move(tensor);
+  return NewValue(std::move(v));
+}
+
+int Importer::AddTemp(const std::string& base) {
+  ir::Value v;
+  v.name = FreshName(base);
+  return NewValue(std::move(v));
+}
+
+Status Importer::CompareWithOnnx(const ir::Node& node, int value_id) const {
+  const ir::Value& v = graph_.value(value_id);
+  auto it = onnx_types_.find(v.name);
+  if (it == onnx_types_.end()) return Status::Ok();
+  for (const OnnxType& t : it->second) {
+    bool agree = t.elem_type == 0 || t.elem_type == OnnxDType(v.dtype);
+    if (t.has_shape) {
+      agree = agree && t.dims.size() == v.shape.size();
+      for (size_t i = 0; agree && i < t.dims.size(); ++i) {
+        agree = !t.dims[i] || *t.dims[i] == v.shape[i];
+      }
+    }
+    if (!agree) {
+      return InvalidArgument(node.Describe() + ": output '" + v.name + "' is " +
+                             DTypeName(v.dtype) + " " + FormatShape(v.shape) +
+                             " by mlfkit's shape rules, but " + FormatOnnxType(t) +
+                             " by ONNX (declared in the model or inferred)");
+    }
+  }
+  return Status::Ok();
+}
+
+// "... input 1 (shape) must be a constant": when that input is a graph input,
+// says how to freeze it.
+Status Importer::WithConstantHint(const Status& st, const ir::Node& node) const {
+  const std::string& m = st.message();
+  const size_t at = m.find("must be a constant");
+  const size_t input = m.rfind("input ", at);
+  if (at == std::string::npos || input == std::string::npos) return st;
+  char* end = nullptr;
+  const long index = std::strtol(m.c_str() + input + 6, &end, 10);
+  if (end == m.c_str() + input + 6 || !node.HasInput(static_cast<size_t>(index))) return st;
+  const int id = node.inputs[static_cast<size_t>(index)];
+  if (std::find(graph_.inputs.begin(), graph_.inputs.end(), id) == graph_.inputs.end()) return st;
+  return Status(st.code(), m + " (it is graph input '" + graph_.value(id).name +
+                               "': give its value in OnnxImportOptions::constant_inputs)");
+}
+
+Status Importer::Emit(ir::Node node) {
+  bool folded = false;
+  if (node.op == "Shape" || node.op == "Size") {
+    MLF_ASSIGN_OR_RETURN(folded, passes::TryFoldNode(graph_, node, options_.folding));
+  } else {
+    Status st = ops::InferNode(node, graph_);
+    if (!st.ok()) return WithConstantHint(st, node);
+  }
+  for (int id : node.outputs) {
+    const ir::Value& v = graph_.value(id);
+    MLF_RETURN_IF_ERROR(CheckShape(node.Describe() + ": output '" + v.name + "'", v.shape,
+                                   options_.tensor_limits));
+    MLF_RETURN_IF_ERROR(CompareWithOnnx(node, id));
+  }
+  if (!folded) {
+    MLF_ASSIGN_OR_RETURN(folded, passes::TryFoldNode(graph_, node, options_.folding));
+  }
+  if (!folded) graph_.nodes.push_back(std::move(node));
+  return Status::Ok();
+}
+
+Result<ir::Graph> Importer::Run(std::string_view bytes, OnnxModelInfo* info) {
+  MLF_RETURN_IF_ERROR(Parse(bytes));
+  MLF_RETURN_IF_ERROR(CheckOpset());
+  MLF_RETURN_IF_ERROR(ApplyInputOptions());
+  MLF_RETURN_IF_ERROR(CheckInputs());
+  MLF_RETURN_IF_ERROR(Convert());
+  if (info != nullptr) {
+    info->opset = original_opset_;
+    info->ir_version = model_.ir_version();
+    info->converted = original_opset_ != opset_;
+    info->producer_name = model_.producer_name();
+    info->producer_version = model_.producer_version();
+  }
+  const onnx::GraphProto& g = model_.graph();
+  for (const auto* list : {&g.value_info(), &g.input(), &g.output()}) {
+    for (const auto& vi : *list) onnx_types_[vi.name()].push_back(FromTypeProto(vi.type()));
+  }
+  MLF_RETURN_IF_ERROR(AddInitializers());
+  MLF_RETURN_IF_ERROR(AddInputs());
+  MLF_RETURN_IF_ERROR(LowerNodes());
+  MLF_RETURN_IF_ERROR(AddOutputs());
+  passes::PruneGraph(graph_);
+  MLF_RETURN_IF_ERROR(graph_.Validate());
+  return std::move(graph_);
+}
+
+}  // namespace
+
+Result<ir::Graph> ImportOnnx(std::string_view model_bytes, const OnnxImportOptions& options,
+                             OnnxModelInfo* info) {
+  try {
+    Importer importer(options);
+    return importer.Run(model_bytes, info);
+  } catch (const std::bad_alloc&) {
+    return OutOfRange("out of memory while importing the ONNX model");
+  } catch (const std::exception& e) {
+    return Internal(std::string("importing the ONNX model failed: ") + e.what());
+  } catch (...) {
+    return Internal("importing the ONNX model failed with an unknown exception");
+  }
+}
+
+Result<ir::Graph> ImportOnnxFile(const std::string& path, const OnnxImportOptions& options,
+                                 OnnxModelInfo* info) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoError("cannot read '" + path + "'");
+  if (!S_ISREG(st.st_mode)) return InvalidArgument("'" + path + "' is not a regular file");
+  if (static_cast<uint64_t>(st.st_size) > options.max_model_bytes) {
+    return OutOfRange("'" + path + "': the ONNX model is " + std::to_string(st.st_size) +
+                      " bytes, more than the limit of " +
+                      std::to_string(options.max_model_bytes) + " bytes");
+  }
+  std::string bytes;
+  try {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return ErrnoError("cannot read '" + path + "'");
+    bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    if (f.bad()) return ErrnoError("cannot read '" + path + "'");
+  } catch (const std::exception& e) {
+    return IoError("cannot read '" + path + "': " + e.what());
+  }
+  Result<ir::Graph> g = ImportOnnx(bytes, options, info);
+  if (!g.ok()) return g.status().WithContext(path);
+  return g;
+}
+
+}  // namespace mlf::frontend
