@@ -1,0 +1,78 @@
+#include "codegen/c_interface.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "artifact/dtype.h"
+
+namespace mlf {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ModuleMetadata Example() {
+  ModuleMetadata m;
+  m.model_name = "my-model";
+  m.inputs = {{"serving_default_input_1:0", "serving_default_input_1_0", "float32", {1, 28, 28, 1}, 3136},
+              {"mask", "mask", "bool", {4}, 4}};
+  m.outputs = {{"out/*x*/", "out___x___", "int64", {2}, 16}};
+  m.memory.workspace_size_bytes = 1024;
+  m.memory.constants_size_bytes = 128;
+  m.parameters = ParametersInfo{"file", "parameters/my_model.bin", {}};
+  return m;
+}
+
+// Compares with a golden file; `MLF_UPDATE_GOLDEN=1 bazel run
+// //codegen:c_interface_test` rewrites the golden files in the workspace.
+void ExpectGolden(const std::string& text, const std::string& path) {
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (workspace != nullptr && std::getenv("MLF_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(std::string(workspace) + "/" + path) << text;
+    return;
+  }
+  EXPECT_EQ(text, ReadFile(path)) << "golden file " << path;
+}
+
+// The header is a contract with firmware code: its exact text is checked.
+TEST(CInterfaceTest, HeaderMatchesTheGoldenFile) {
+  auto header = EmitInterfaceHeader("my-model", Example());
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  ExpectGolden(*header, "codegen/testdata/tvmgen_my_model.h");
+}
+
+TEST(CInterfaceTest, MetadataSourceMatchesTheGoldenFile) {
+  auto source = EmitMetadataSource("my-model", Example());
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  ExpectGolden(*source, "codegen/testdata/my_model_metadata.c");
+}
+
+TEST(CInterfaceTest, ModelsWithoutInputsStillGetValidStructs) {
+  ModuleMetadata m = Example();
+  m.inputs.clear();
+  auto header = EmitInterfaceHeader("m", m);
+  ASSERT_TRUE(header.ok());
+  EXPECT_NE(header->find("struct tvmgen_m_inputs {\n  void* unused_;\n};"), std::string::npos);
+}
+
+TEST(CInterfaceTest, StringLiteralsAndCommentsAreSafe) {
+  EXPECT_EQ(CStringLiteral("a\"b\\c\n?\x01\xc3\xa9"), "\"a\\\"b\\\\c\\012\\077\\001\\303\\251\"");
+  EXPECT_EQ(CCommentText("x*/y/*z"), "x* /y/ *z");
+}
+
+TEST(CInterfaceTest, UnknownDtypeIsAnError) {
+  ModuleMetadata m = Example();
+  m.inputs[0].dtype = "complex64";
+  auto source = EmitMetadataSource("m", m);
+  ASSERT_FALSE(source.ok());
+}
+
+}  // namespace
+}  // namespace mlf
