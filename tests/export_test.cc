@@ -1,0 +1,162 @@
+// End-to-end tests of `mlf export`: ONNX and YAML models compiled into
+// archives that verify, run on the host loader with the reference
+// implementation's results, and are byte-identical when exported twice.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "artifact/npy.h"
+#include "artifact/tensor_values.h"
+#include "artifact/read_metadata.h"
+#include "artifact/verify.h"
+#include "codegen/frontend/onnx_frontend.h"
+#include "codegen/frontend/yaml_frontend.h"
+#include "codegen/reference/interpreter.h"
+#include "tests/run_command.h"
+#include "tests/test_files.h"
+
+namespace mlf {
+namespace {
+
+constexpr char kConvModel[] =
+    "/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx";
+constexpr char kMlp[] = "examples/mnist_mlp/model.yaml";
+constexpr char kCnn[] = "examples/tiny_cnn/model.yaml";
+
+class ExportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshDir(std::string("export/") +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    options_.env = {{"MLF_CACHE_DIR", dir_ + "/cache"}, {"SOURCE_DATE_EPOCH", std::nullopt}};
+  }
+
+  CommandResult Mlf(std::vector<std::string> args) {
+    args.insert(args.begin(), MlfBinary());
+    return RunCommand(args, options_);
+  }
+
+  std::string dir_;
+  RunOptions options_;
+};
+
+TEST_F(ExportTest, ExportingTwiceGivesByteIdenticalArchives) {
+  for (const std::string model : {std::string(kConvModel), std::string(kMlp), std::string(kCnn)}) {
+    SCOPED_TRACE(model);
+    CommandResult a = Mlf({"export", model, "-o", dir_ + "/a.tar"});
+    CommandResult b = Mlf({"export", model, "-o", dir_ + "/b.tar"});
+    ASSERT_EQ(a.exit_code, 0) << Describe({"export", model}, a);
+    ASSERT_EQ(b.exit_code, 0) << Describe({"export", model}, b);
+    EXPECT_EQ(ReadFile(dir_ + "/a.tar"), ReadFile(dir_ + "/b.tar"));
+    EXPECT_TRUE(VerifyArchive(dir_ + "/a.tar", {}).ok());
+  }
+}
+
+TEST_F(ExportTest, ExportedModelsMatchTheReferenceImplementation) {
+  for (const std::string model : {std::string(kMlp), std::string(kCnn)}) {
+    SCOPED_TRACE(model);
+    const std::string archive = dir_ + "/m.tar";
+    ASSERT_EQ(Mlf({"export", model, "-o", archive}).exit_code, 0);
+    const std::string out = dir_ + "/out";
+    RemoveTree(out);
+    CommandResult run = Mlf({"run", archive, "--random-inputs", "3", "--output-dir", out});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+
+    auto graph = frontend::ImportYamlFile(model);
+    ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+    // The same inputs as `mlf run --random-inputs 3` (tools/mlf/model_io.cc).
+    std::vector<ir::HostTensor> inputs;
+    for (size_t i = 0; i < graph->inputs.size(); ++i) {
+      const ir::Value& v = graph->value(graph->inputs[i]);
+      ir::HostTensor t = ir::HostTensor::Zeros(v.dtype, v.shape);
+      FillRandom(t.dtype, t.bytes.data(), t.element_count(), 3 * 1000003u + i);
+      inputs.push_back(std::move(t));
+    }
+    auto want = reference::Interpret(*graph, inputs);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    for (size_t o = 0; o < graph->outputs.size(); ++o) {
+      const std::string name = graph->value(graph->outputs[o]).name;
+      auto got = ReadNpyFile(out + "/" + name + ".npy");
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      for (uint64_t i = 0; i < (*want)[o].element_count(); ++i) {
+        const double g = ReadElement(got->dtype, got->data.data(), i), w = (*want)[o].GetDouble(i);
+        EXPECT_NEAR(g, w, 1e-4 + 1e-4 * std::fabs(w)) << name << "[" << i << "]";
+      }
+    }
+  }
+}
+
+TEST_F(ExportTest, SeveralModelsMakeOneArchive) {
+  const std::string archive = dir_ + "/two.tar";
+  CommandResult r = Mlf({"export", std::string(kMlp) + ":mlp", std::string(kCnn) + ":cnn", "-o", archive});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto head = ReadArchiveHead(archive);
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->metadata.modules.size(), 2u);
+  EXPECT_TRUE(head->metadata.modules.count("mlp"));
+  EXPECT_TRUE(head->metadata.modules.count("cnn"));
+  EXPECT_EQ(head->metadata.modules.at("mlp").source->path, "src/mlp.yaml");
+  EXPECT_EQ(Mlf({"run", archive, "--module", "cnn", "--random-inputs", "1"}).exit_code, 0);
+}
+
+TEST_F(ExportTest, LinkedParametersLiveInTheCode) {
+  const std::string archive = dir_ + "/linked.tar";
+  ASSERT_EQ(Mlf({"export", kMlp, "-o", archive, "--link-params", "--no-host-lib"}).exit_code, 0);
+  auto head = ReadArchiveHead(archive);
+  ASSERT_TRUE(head.ok());
+  const ModuleMetadata& m = head->metadata.modules.at("default");
+  EXPECT_EQ(m.parameters->storage, "linked");
+  EXPECT_EQ(m.memory.constants_size_bytes, 0u);
+  EXPECT_FALSE(m.host_library.has_value());
+  for (const auto& [path, entry] : head->metadata.files) EXPECT_NE(path.rfind("parameters/", 0), 0u) << path;
+  CommandResult run = Mlf({"run", archive, "--random-inputs", "1"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+TEST_F(ExportTest, MetadataRecordsThePlanAndTheOperators) {
+  const std::string archive = dir_ + "/cnn.tar";
+  ASSERT_EQ(Mlf({"export", kCnn, "-o", archive}).exit_code, 0);
+  auto head = ReadArchiveHead(archive);
+  ASSERT_TRUE(head.ok());
+  const ModuleMetadata& m = head->metadata.modules.at("default");
+  ASSERT_TRUE(m.memory.workspace_lower_bound_bytes.has_value());
+  EXPECT_LE(*m.memory.workspace_lower_bound_bytes, m.memory.workspace_size_bytes);
+  EXPECT_EQ(m.source->format, "yaml");
+  // BatchNormalization and Relu are folded into the convolution.
+  bool fused = false;
+  for (const OperatorInfo& op : m.operators) {
+    if (op.ops == std::vector<std::string>{"Conv", "BatchNormalization", "Relu"}) fused = true;
+  }
+  EXPECT_TRUE(fused) << head->metadata_bytes;
+  CommandResult inspect = Mlf({"inspect", archive});
+  EXPECT_NE(inspect.out.find("(planner lower bound "), std::string::npos) << inspect.out;
+}
+
+TEST_F(ExportTest, BadInputIsAClearError) {
+  auto expect = [&](std::vector<std::string> args, int code, const std::string& error) {
+    CommandResult r = Mlf(args);
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    EXPECT_NE(r.err.find(error), std::string::npos) << r.err;
+    EXPECT_FALSE(Exists(dir_ + "/x.tar"));
+  };
+  expect({"export", "-o", dir_ + "/x.tar"}, 2, "mlf: error: missing MODEL");
+  expect({"export", kMlp}, 2, "mlf: error: missing required option '-o OUT'");
+  expect({"export", dir_ + "/model.txt", "-o", dir_ + "/x.tar"}, 1,
+         "unknown model format (expected .onnx, .yaml or .yml)");
+  expect({"export", dir_ + "/missing.onnx", "-o", dir_ + "/x.tar"}, 1, "missing.onnx");
+  expect({"export", kMlp, "--compress", "lz4", "-o", dir_ + "/x.tar"}, 2,
+         "--compress must be none, gzip or zstd, not 'lz4'");
+  WriteFile(dir_ + "/bad.yaml", "mlf_model: 1\nname: x\ninputs: []\nnodes: []\noutputs: []\n");
+  CommandResult r = Mlf({"export", dir_ + "/bad.yaml", "-o", dir_ + "/x.tar"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("mlf: error: ", 0), 0u) << r.err;
+  // An operator outside the supported set names the node and the op.
+  const std::string unsupported =
+      "/usr/share/libonnx-testdata/data/node/test_lstm_defaults/model.onnx";
+  CommandResult lstm = Mlf({"export", unsupported, "-o", dir_ + "/x.tar"});
+  EXPECT_EQ(lstm.exit_code, 1);
+  EXPECT_NE(lstm.err.find("(LSTM)"), std::string::npos) << lstm.err;
+}
+
+}  // namespace
+}  // namespace mlf
