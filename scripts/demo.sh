@@ -44,4 +44,18 @@ step "unpack"
 "$mlf" unpack "$out/tiny.signed.mlf.tar" -o "$out/unpacked"
 find "$out/unpacked" -type f | sort
 
+step "firmware: the signed archive as a Cortex-M3 project (mps2-an385), built and run in QEMU"
+# One sample input, as a NumPy .npy file; the host and the firmware must print the same values.
+python3 - "$out/x.npy" <<'PY'
+import struct, sys
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }"
+header += " " * (64 - 10 - len(header) - 1) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<4f", 0.5, -1.0, 2.0, 0.25))
+PY
+"$mlf" run "$out/tiny.signed.mlf.tar" --input x="$out/x.npy"
+"$mlf" project "$out/tiny.signed.mlf.tar" --key "$out/release.pub" -o "$out/firmware" \
+  --platform mps2-an385 --sample-input x="$out/x.npy" --build --run
+
 printf '\ndemo: all steps passed; archives in %s\n' "$out"

@@ -11,6 +11,8 @@ PACKAGES=(
   libdlpack-dev libonnx-dev libzstd-dev zlib1g-dev
   # test data and tools used by tests and benchmarks
   json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3
+  # firmware projects: Cortex-M cross compiler, its C library, the MPS2 boards in QEMU
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
 
 missing=()

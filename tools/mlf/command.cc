@@ -27,9 +27,9 @@ bool ExpectPositionals(const std::string& command, const ParsedArgs& args, size_
 
 const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
-      &PackCommand(),   &UnpackCommand(), &InspectCommand(),
+      &ExportCommand(), &PackCommand(),   &UnpackCommand(), &InspectCommand(),
       &VerifyCommand(), &KeygenCommand(), &SignCommand(),   &RunCommand(),
-      &BenchCommand(),
+      &BenchCommand(),  &ProjectCommand(),
   };
   return commands;
 }

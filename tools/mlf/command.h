@@ -36,6 +36,7 @@ int ReportUsageError(const std::string& command, const std::string& message);
 bool ExpectPositionals(const std::string& command, const ParsedArgs& args, size_t min,
                        size_t max, int* exit_code);
 
+const Command& ExportCommand();
 const Command& PackCommand();
 const Command& UnpackCommand();
 const Command& InspectCommand();
@@ -44,6 +45,7 @@ const Command& KeygenCommand();
 const Command& SignCommand();
 const Command& RunCommand();
 const Command& BenchCommand();
+const Command& ProjectCommand();
 
 // Every subcommand, in the order `mlf help` lists them.
 const std::vector<const Command*>& AllCommands();

@@ -1,0 +1,119 @@
+#include "loader/firmware/build_files.h"
+
+#include "loader/firmware/templates.h"
+
+namespace mlf::firmware {
+namespace {
+
+// Link flags of a bare-metal image: our linker script and startup code
+// (-nostartfiles), newlib-nano, and librdimon for semihosting I/O and exit.
+constexpr char kCortexMLinkFlags[] = "--specs=nano.specs --specs=rdimon.specs -nostartfiles";
+
+// Set before project(): cross-compiling for a bare-metal Cortex-M.
+constexpr char kCMakeToolchain[] =
+    "\n# A bare-metal Cortex-M: the GNU Arm Embedded toolchain and no OS. A toolchain\n"
+    "# file given with -DCMAKE_TOOLCHAIN_FILE takes precedence.\n"
+    "if(NOT CMAKE_TOOLCHAIN_FILE)\n"
+    "  set(CMAKE_SYSTEM_NAME Generic)\n"
+    "  set(CMAKE_SYSTEM_PROCESSOR arm)\n"
+    "  set(CMAKE_C_COMPILER arm-none-eabi-gcc)\n"
+    "  # CMake's compiler check cannot link a program without startup code.\n"
+    "  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)\n"
+    "endif()\n";
+
+std::string Join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
+  return out;
+}
+
+std::string MakeList(const std::vector<std::string>& paths) {
+  return "  " + Join(paths, " \\\n  ");
+}
+
+std::string CMakeList(const std::vector<std::string>& paths) { return "  " + Join(paths, "\n  "); }
+
+std::string SizeTool(const Platform& p) { return p.tool_prefix() + "size"; }
+
+std::string RunText(const Platform& p) {
+  return p.cortex_m ? "run it in QEMU (" + p.name + "); semihosting carries output and exit status"
+                    : "run it";
+}
+
+// What the Makefile and CMakeLists.txt share.
+TemplateValues CommonValues(const ProjectPlan& plan) {
+  const Platform& p = plan.platform;
+  return {{"TITLE", plan.title},
+          {"PLATFORM_TEXT", p.description},
+          {"APP", p.app_name()},
+          {"RUN_TEXT", RunText(p)},
+          {"SIZE", SizeTool(p)},
+          {"SUPPORT_LIST", p.cortex_m ? "main(), the output code and the startup code"
+                                      : "main() and the output code"}};
+}
+
+std::string HumanSize(uint64_t bytes) {
+  if (bytes % (1024 * 1024) == 0) return std::to_string(bytes / (1024 * 1024)) + " MiB";
+  return std::to_string(bytes / 1024) + " KiB";
+}
+
+std::string LdSize(uint64_t bytes) {
+  if (bytes % (1024 * 1024) == 0) return std::to_string(bytes / (1024 * 1024)) + "M";
+  return std::to_string(bytes / 1024) + "K";
+}
+
+}  // namespace
+
+std::string RunCommandText(const Platform& platform) { return Join(platform.RunCommand(), " "); }
+
+Result<std::string> Makefile(const ProjectPlan& plan) {
+  const Platform& p = plan.platform;
+  TemplateValues v = CommonValues(plan);
+  v["CC"] = p.cortex_m ? "arm-none-eabi-gcc" : "cc";
+  v["ARCH_FLAGS"] = Join(p.arch_flags, " ");
+  v["MODEL_SOURCES"] = MakeList(plan.model_sources);
+  v["SUPPORT_SOURCES"] = MakeList(plan.support_sources);
+  v["DEFINES"] = p.cortex_m ? " -DMLF_SEMIHOSTING" : "";
+  v["LINK_FLAGS"] = p.cortex_m ? std::string(" -T platform/mps2.ld ") + kCortexMLinkFlags : "";
+  v["LINK_DEPENDS"] = p.cortex_m ? " platform/mps2.ld" : "";
+  v["RUN_COMMAND"] = RunCommandText(p);
+  return FillTemplate("Makefile", v);
+}
+
+Result<std::string> CMakeLists(const ProjectPlan& plan) {
+  const Platform& p = plan.platform;
+  const std::string arch = p.arch_flags.empty() ? "" : Join(p.arch_flags, " ") + " ";
+  const std::string script = "-T${CMAKE_SOURCE_DIR}/platform/mps2.ld ";
+  TemplateValues v = CommonValues(plan);
+  v["MODEL_SOURCES"] = CMakeList(plan.model_sources);
+  v["SUPPORT_SOURCES"] = CMakeList(plan.support_sources);
+  v["CMAKE_PROJECT"] = "mlf_firmware";
+  v["TOOLCHAIN"] = p.cortex_m ? kCMakeToolchain : "";
+  v["DEFINES"] = p.cortex_m ? "target_compile_definitions(app PRIVATE MLF_SEMIHOSTING)\n" : "";
+  v["COMPILE_OPTIONS"] = arch + "-Wall -ffunction-sections -fdata-sections";
+  v["LINK_OPTIONS"] = arch + (p.cortex_m ? script + kCortexMLinkFlags + "\n    " : "") +
+                      "-Wl,--gc-sections -Wl,-Map=${CMAKE_BINARY_DIR}/app.map";
+  v["LINK_DEPENDS"] = p.cortex_m ? " LINK_DEPENDS ${CMAKE_SOURCE_DIR}/platform/mps2.ld" : "";
+  std::vector<std::string> run = p.RunCommand();
+  run.back() = "$<TARGET_FILE:app>";
+  v["RUN_COMMAND"] = Join(run, " ");
+  return FillTemplate("CMakeLists.txt", v);
+}
+
+Result<std::string> StartupSource(const ProjectPlan& plan) {
+  return FillTemplate("startup.c", {{"BOARD", plan.platform.name}, {"CPU", plan.platform.cpu}});
+}
+
+Result<std::string> LinkerScript(const ProjectPlan& plan) {
+  const Platform& p = plan.platform;
+  return FillTemplate("mps2.ld", {{"BOARD", p.name},
+                                  {"CPU", p.cpu},
+                                  {"FLASH_SIZE", LdSize(p.flash_bytes)},
+                                  {"FLASH_SIZE_TEXT", HumanSize(p.flash_bytes)},
+                                  {"RAM_SIZE", LdSize(p.ram_bytes)},
+                                  {"RAM_SIZE_TEXT", HumanSize(p.ram_bytes)},
+                                  {"STACK_SIZE", LdSize(p.stack_bytes)},
+                                  {"STACK_SIZE_TEXT", HumanSize(p.stack_bytes)}});
+}
+
+}  // namespace mlf::firmware

@@ -1,0 +1,52 @@
+// The firmware loader: turns a version-8 archive into a standalone C project
+// for a microcontroller or the host (design section 5), e.g.
+//
+//   ProjectOptions options;
+//   options.platform = "mps2-an385";
+//   MLF_ASSIGN_OR_RETURN(GeneratedProject p, GenerateProject("m.tar", "fw", options));
+//   MLF_ASSIGN_OR_RETURN(BuiltFirmware b, BuildProject("fw", p.platform, {}));   // project_build.h
+//
+// GenerateProject verifies the archive in one pass (the same checks as
+// `mlf verify`, and the signature policy of options.verify) before anything
+// is written, plans the project (project_plan.h has the layout), and writes
+// it atomically (project_writer.h). All modules of the archive go into one
+// firmware, run one after the other.
+#ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_H_
+#define MLFKIT_LOADER_FIRMWARE_PROJECT_H_
+
+#include <string>
+#include <vector>
+
+#include "artifact/status.h"
+#include "artifact/verify.h"
+#include "loader/firmware/platform.h"
+#include "loader/firmware/project_input.h"
+#include "loader/firmware/project_plan.h"
+#include "loader/firmware/project_writer.h"
+#include "loader/firmware/sample_input.h"
+
+namespace mlf::firmware {
+
+struct ProjectOptions {
+  std::string platform = "host";               // platform.h
+  std::vector<SampleInputSpec> sample_inputs;  // sample_input.h
+  VerifyOptions verify;                        // signature policy and reader limits
+};
+
+struct GeneratedProject {
+  Platform platform;
+  std::vector<std::string> modules;  // module names, in the order they run
+  std::vector<std::string> files;    // paths written, relative to the directory
+  VerifyReport report;               // what verification established
+};
+
+// Every file of the project planned for `input` (no disk access).
+Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const ProjectInput& input);
+
+// Verifies `archive`, then writes its project into `dir` (missing or empty).
+Result<GeneratedProject> GenerateProject(const std::string& archive, const std::string& dir,
+                                         const ProjectOptions& options);
+
+}  // namespace mlf::firmware
+
+#endif  // MLFKIT_LOADER_FIRMWARE_PROJECT_H_

@@ -1,0 +1,69 @@
+// The plan of a firmware project: which modules, which files, and the C
+// identifiers of every buffer, decided once from the verified archive so that
+// main.c, the build files and the README agree.
+//
+// Project layout (relative to the project directory):
+//   codegen/host/include/...      headers, as in the archive
+//   codegen/host/src/...          the modules' sources, as in the archive
+//   parameters/<mod>_params.c     file-storage parameter blobs as const arrays
+//   src/main.c, src/model_data.h, src/sample_inputs.c, src/mlf_print.[ch]
+//   platform/startup.c, platform/mps2.ld          (Cortex-M only)
+//   Makefile, CMakeLists.txt, README.md
+#ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
+#define MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
+
+#include <string>
+#include <vector>
+
+#include "artifact/dtype.h"
+#include "artifact/metadata.h"
+#include "artifact/status.h"
+#include "loader/firmware/platform.h"
+#include "loader/firmware/project_input.h"
+#include "loader/firmware/sample_input.h"
+
+namespace mlf::firmware {
+
+struct TensorPlan {
+  TensorInfo info;
+  DType dtype = DType::kFloat32;
+  uint64_t count = 0;         // elements
+  std::string buffer;         // static buffer in main.c: "mlf_in_<mod>_<c_name>", "mlf_out_..."
+  std::string sample;         // const sample array ("" when the input starts as zeros)
+  std::string sample_source;  // the .npy file it came from
+  std::string label;          // printed name: "<c_name>", or "<mod>.<c_name>" with several modules
+};
+
+struct ModulePlan {
+  std::string name;    // the metadata key
+  std::string c_name;  // sanitised: tvmgen_<c_name>_run
+  const ModuleMetadata* metadata = nullptr;
+  std::vector<TensorPlan> inputs, outputs;
+  std::string workspace;         // static workspace array; "" when the size is 0
+  std::string constants;         // const parameter array; "" unless file storage
+  std::string constants_source;  // "parameters/<c_name>_params.c"
+  std::string constants_member;  // the blob's archive member
+};
+
+struct ProjectPlan {
+  Platform platform;
+  std::string title;         // "tiny", or "a, b" with several modules
+  std::string archive_name;  // the archive's file name, without directories
+  std::vector<ModulePlan> modules;
+  std::vector<std::string> model_sources;    // codegen/host/src/..., compiled for speed
+  std::vector<std::string> support_sources;  // everything else that is compiled, for size
+  std::vector<std::string> copied_members;   // archive members copied as they are
+  SampleInputs samples;                      // (module, input index) -> bytes
+};
+
+// Plans the project for `input` on `platform`. Refuses archives a project
+// cannot be built from safely: a source that is not a ".c" file under
+// codegen/host/src/ or whose path is not build-safe (c_text.h), a missing
+// interface header, and, on Cortex-M, parameters or buffers that do not fit
+// the board's flash or RAM. `input` must outlive the plan.
+Result<ProjectPlan> PlanProject(const ProjectInput& input, const Platform& platform,
+                                SampleInputs samples, const std::string& archive_name);
+
+}  // namespace mlf::firmware
+
+#endif  // MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_

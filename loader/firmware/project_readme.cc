@@ -1,0 +1,183 @@
+#include "loader/firmware/project_readme.h"
+
+#include "artifact/c_name.h"
+#include "artifact/dtype.h"
+#include "loader/firmware/build_files.h"
+#include "loader/firmware/c_text.h"
+#include "loader/firmware/templates.h"
+
+namespace mlf::firmware {
+namespace {
+
+constexpr char kBegin[] = "<!-- mlf:size-report -->\n";
+constexpr char kEnd[] = "<!-- /mlf:size-report -->";
+
+std::string Tensors(const std::vector<TensorPlan>& tensors) {
+  std::string out;
+  for (const TensorPlan& t : tensors) {
+    out += (out.empty() ? "" : "<br>") + ("`" + t.info.c_name + "` " + t.info.dtype) +
+           FormatShape(t.info.shape);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string Workspace(const ModuleMetadata& m) {
+  std::string out = std::to_string(m.memory.workspace_size_bytes) + " bytes";
+  if (m.memory.workspace_lower_bound_bytes) {
+    return out +
+           " (planner's lower bound: " + std::to_string(*m.memory.workspace_lower_bound_bytes) +
+           ")";
+  }
+  return out + " (no lower bound recorded)";
+}
+
+std::string Parameters(const ModulePlan& m) {
+  if (!m.metadata->parameters) return "none";
+  if (m.constants.empty()) return "linked into the code";
+  return std::to_string(m.metadata->memory.constants_size_bytes) + " bytes, `" +
+         m.constants_source + "`";
+}
+
+std::string ModuleTable(const ProjectPlan& plan) {
+  std::string out;
+  for (const ModulePlan& m : plan.modules) {
+    out += std::string(out.empty() ? "" : "\n") + "| `" + m.c_name + "` | " + Tensors(m.inputs) +
+           " | " + Tensors(m.outputs) + " | " + Workspace(*m.metadata) + " | " + Parameters(m) +
+           " |";
+  }
+  return out;
+}
+
+// File-scope buffers of the example: "<mod>_<c_name>", never a local's name.
+std::string ExampleBuffers(const ModulePlan& m, const std::string& macro) {
+  std::string out;
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    for (const TensorPlan& t : *list) {
+      out += std::string("static ") + CElementType(t.dtype) + " " + m.c_name + "_" + t.info.c_name +
+             "[" + std::to_string(t.count > 0 ? t.count : 1) + "]; /* " + t.info.dtype + ", " +
+             macro + "_" + ToMacroCase(t.info.c_name) + "_SIZE bytes */\n";
+    }
+  }
+  if (!m.workspace.empty()) {
+    out += "static uint8_t " + m.c_name + "_workspace[" + macro +
+           "_WORKSPACE_SIZE] __attribute__((aligned(MLF_WORKSPACE_ALIGNMENT)));\n";
+  }
+  return out;
+}
+
+std::string ExampleFunction(const ModulePlan& m, const std::string& macro) {
+  const std::string c = m.c_name;
+  std::string out = "int32_t infer_" + c + "(void) {\n  struct tvmgen_" + c +
+                    "_inputs inputs = {0};\n  struct tvmgen_" + c + "_outputs outputs = {0};\n" +
+                    "  struct tvmgen_" + c + "_workspace_pools pools = {0};\n";
+  for (const TensorPlan& t : m.inputs) {
+    out += "  inputs." + t.info.c_name + " = " + c + "_" + t.info.c_name + ";\n";
+  }
+  for (const TensorPlan& t : m.outputs) {
+    out += "  outputs." + t.info.c_name + " = " + c + "_" + t.info.c_name + ";\n";
+  }
+  out += m.workspace.empty() ? "  pools.workspace = NULL; /* " + macro + "_WORKSPACE_SIZE is 0 */\n"
+                             : "  pools.workspace = " + c + "_workspace;\n";
+  out += m.constants.empty() ? "  pools.constants = NULL; /* parameters linked into the code */\n"
+                             : "  pools.constants = " + m.constants + ";\n";
+  return out + "  return tvmgen_" + c + "_run(&inputs, &outputs, &pools); /* 0: success */\n}\n";
+}
+
+// A self-contained example of calling module `m` with caller-owned memory.
+std::string CallExample(const ModulePlan& m) {
+  const std::string macro = "TVMGEN_" + ToMacroCase(m.c_name);
+  std::string out = "Module `" + m.c_name +
+                    "`:\n\n```c\n#include <stddef.h>\n\n#include \"tvmgen_" + m.c_name + ".h\"\n";
+  if (!m.constants.empty()) {
+    out += "#include \"model_data.h\" /* " + m.constants + ", in flash */\n";
+  }
+  return out + "\n" + ExampleBuffers(m, macro) + "\n" + ExampleFunction(m, macro) + "```\n";
+}
+
+std::string KiB(uint64_t bytes) {
+  if (bytes % (1024 * 1024) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes / 1024) + " KiB";
+}
+
+std::string MemoryMap(const Platform& p) {
+  if (!p.cortex_m) return "";
+  return "\n## Memory map\n\n"
+         "| region | address | size | holds |\n| --- | --- | --- | --- |\n"
+         "| FLASH | 0x00000000 | " +
+         KiB(p.flash_bytes) +
+         " | ZBT SSRAM1: vector table, code, "
+         "constants, parameters, initial values of .data |\n"
+         "| RAM | 0x20000000 | " +
+         KiB(p.ram_bytes) + " | ZBT SSRAM2/3: stack (" + KiB(p.stack_bytes) +
+         ", lowest), .data, .bss (workspaces, input and output buffers) |\n\n"
+         "AN385, AN386 and AN500 all have this map, on the board and in QEMU (`platform/mps2.ld`). "
+         "The stack sits at the bottom of RAM, so an overflow leaves RAM instead of overwriting "
+         "data. "
+         "There is no heap: nothing links malloc (`platform/startup.c` explains how newlib's stdio "
+         "set-up is kept from pulling it in), and `end`, where a heap would start, is the top of "
+         "RAM. A fault prints a `fault:` line and exits with status 1 through semihosting.\n";
+}
+
+std::string SizeHowTo(const Platform& p) {
+  if (!p.cortex_m) {
+    return "`make size` (`size build/app`) shows the host binary's sections. The report by part "
+           "below is made for the Cortex-M platforms, where it means flash and RAM.";
+  }
+  return "`make size` (or `arm-none-eabi-size build/app.elf`) prints text, data and bss: flash = "
+         "text + data, RAM = data + bss (bss includes the stack). `build/app.map`, the linker map, "
+         "lists every section the linker kept with the object file it came from, and "
+         "`arm-none-eabi-nm -S --size-sort build/app.elf` lists symbols by size. "
+         "`mlf project --build` adds the map up by part:";
+}
+
+std::string PlatformLayout(const Platform& p) {
+  if (!p.cortex_m) return "";
+  return "platform/startup.c      vector table, reset and fault handlers, C runtime glue\n"
+         "platform/mps2.ld        linker script: the memory map below\n";
+}
+
+}  // namespace
+
+Result<std::string> ProjectReadme(const ProjectPlan& plan) {
+  const Platform& p = plan.platform;
+  const bool several = plan.modules.size() > 1;
+  std::string examples;
+  for (const ModulePlan& m : plan.modules)
+    examples += (examples.empty() ? "" : "\n") + CallExample(m);
+  return FillTemplate(
+      "README.md",
+      {{"TITLE", plan.title},
+       {"ARCHIVE", plan.archive_name},
+       {"PLATFORM", p.name},
+       {"PLATFORM_TEXT", p.description},
+       {"MODULES_TEXT",
+        several ? "its " + std::to_string(plan.modules.size()) + " modules" : "the model"},
+       {"MODULE_TABLE", ModuleTable(plan)},
+       {"REQUIREMENTS",
+        p.cortex_m ? "Needs `arm-none-eabi-gcc` with newlib (Debian: `gcc-arm-none-eabi "
+                     "libnewlib-arm-none-eabi`) and, to run without a board, `qemu-system-arm`."
+                   : "Needs a C compiler (`cc`) and make or CMake."},
+       {"APP", p.app_name()},
+       {"RUN_TEXT", RunCommandText(p)},
+       {"LABEL_FORMAT", several ? "<module>.<name>" : "<name>"},
+       {"LABEL_TEXT", several ? "`<module>` is the module's C name and `<name>` the output's."
+                              : "`<name>` is the output's C name."},
+       {"PLATFORM_LAYOUT", PlatformLayout(p)},
+       {"MEMORY_MAP", MemoryMap(p)},
+       {"SIZE_HOWTO", SizeHowTo(p)},
+       {"SIZE_REPORT", p.cortex_m ? "Not measured yet: `mlf project --build` fills in this table."
+                                  : "(Cortex-M platforms only.)"},
+       {"CALL_EXAMPLES", examples}});
+}
+
+Result<std::string> ReplaceSizeReport(std::string_view readme, const std::string& report) {
+  const size_t begin = readme.find(kBegin);
+  const size_t end = readme.find(kEnd);
+  if (begin == std::string_view::npos || end == std::string_view::npos || end < begin) {
+    return FailedPrecondition("README.md has no size report section (its markers were removed)");
+  }
+  const size_t from = begin + sizeof(kBegin) - 1;
+  return std::string(readme.substr(0, from)) + report + std::string(readme.substr(end));
+}
+
+}  // namespace mlf::firmware

@@ -1,0 +1,30 @@
+// The C files of a firmware project that come from the plan rather than from
+// the archive: main.c, model_data.h, the parameter arrays and the sample
+// inputs (see project_plan.h for where each one goes).
+#ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_SOURCES_H_
+#define MLFKIT_LOADER_FIRMWARE_PROJECT_SOURCES_H_
+
+#include <string>
+
+#include "artifact/status.h"
+#include "loader/firmware/project_plan.h"
+
+namespace mlf::firmware {
+
+// src/main.c: static buffers and workspaces, one run_<mod>() per module,
+// one mlf_print_output() per output (templates/main.c and module.c).
+Result<std::string> MainSource(const ProjectPlan& plan);
+
+// src/model_data.h: extern declarations of the parameter and sample arrays.
+std::string ModelDataHeader(const ProjectPlan& plan);
+
+// parameters/<mod>_params.c: the module's parameter blob as a const array,
+// MLF_WORKSPACE_ALIGNMENT-aligned, described tensor by tensor.
+std::string ParametersSource(const ModulePlan& module, const std::string& blob);
+
+// src/sample_inputs.c: every sample input as a const array.
+std::string SampleInputsSource(const ProjectPlan& plan);
+
+}  // namespace mlf::firmware
+
+#endif  // MLFKIT_LOADER_FIRMWARE_PROJECT_SOURCES_H_

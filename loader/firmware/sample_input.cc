@@ -1,0 +1,100 @@
+#include "loader/firmware/sample_input.h"
+
+#include "artifact/c_name.h"
+#include "artifact/dtype.h"
+#include "artifact/npy.h"
+
+namespace mlf::firmware {
+namespace {
+
+using InputRef = std::pair<std::string, int>;
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// Inputs of `module` called `name` (raw or C name).
+void MatchInModule(const std::string& module, const ModuleMetadata& m, const std::string& name,
+                   std::vector<InputRef>* found) {
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    if (m.inputs[i].name == name || m.inputs[i].c_name == name) {
+      found->push_back({module, static_cast<int>(i)});
+    }
+  }
+}
+
+// "MODULE.NAME" for every '.' whose prefix names a module.
+std::vector<InputRef> MatchQualified(const Metadata& metadata, const std::string& name) {
+  std::vector<InputRef> found;
+  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+    const std::string module = name.substr(0, dot);
+    for (const auto& [key, m] : metadata.modules) {
+      if (key == module || SanitizeCName(key) == module) {
+        MatchInModule(key, m, name.substr(dot + 1), &found);
+      }
+    }
+  }
+  return found;
+}
+
+Result<InputRef> Resolve(const Metadata& metadata, const std::string& name) {
+  std::vector<InputRef> found;
+  for (const auto& [key, m] : metadata.modules) MatchInModule(key, m, name, &found);
+  if (found.empty()) found = MatchQualified(metadata, name);
+  if (found.size() == 1) return found[0];
+  if (found.empty()) {
+    std::vector<std::string> inputs;
+    for (const auto& [key, m] : metadata.modules) {
+      for (const TensorInfo& t : m.inputs) {
+        inputs.push_back(metadata.modules.size() > 1 ? key + "." + t.name : t.name);
+      }
+    }
+    return NotFound("no input named '" + name + "' (the inputs: " + Join(inputs) + ")");
+  }
+  std::vector<std::string> modules;
+  for (const InputRef& ref : found) modules.push_back(ref.first);
+  return InvalidArgument("input name '" + name + "' is ambiguous: modules " + Join(modules) +
+                         " have it; write MODULE." + name);
+}
+
+Status CheckArray(const TensorInfo& input, const NpyArray& array) {
+  MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(input.dtype));
+  if (array.dtype != dtype) {
+    return InvalidArgument("the .npy file holds " + std::string(DTypeName(array.dtype)) +
+                           ", the input is " + input.dtype);
+  }
+  if (array.shape != input.shape) {
+    return InvalidArgument("the .npy file has shape " + FormatShape(array.shape) +
+                           ", the input has shape " + FormatShape(input.shape));
+  }
+  return Status::Ok();
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+Result<SampleInputs> ReadSampleInputs(const Metadata& metadata,
+                                      const std::vector<SampleInputSpec>& specs) {
+  SampleInputs samples;
+  for (const SampleInputSpec& spec : specs) {
+    const std::string context = "sample input '" + spec.name + "'";
+    Result<InputRef> ref = Resolve(metadata, spec.name);
+    if (!ref.ok()) return ref.status().WithContext(context);
+    if (samples.count(*ref)) return InvalidArgument(context + ": this input was given twice");
+    const TensorInfo& input = metadata.modules.at(ref->first).inputs[ref->second];
+    Result<NpyArray> array = ReadNpyFile(spec.path, input.size_bytes + (1 << 20));
+    if (!array.ok()) return array.status().WithContext(context);
+    Status matches = CheckArray(input, *array);
+    if (!matches.ok()) return matches.WithContext(context + " (" + spec.path + ")");
+    samples[*ref] = SampleData{std::move(array->data), BaseName(spec.path)};
+  }
+  return samples;
+}
+
+}  // namespace mlf::firmware

@@ -1,0 +1,125 @@
+// mlf project: an archive as a standalone firmware project; optionally built and run.
+#include <iostream>
+
+#include "artifact/signature.h"
+#include "loader/firmware/project.h"
+#include "loader/firmware/project_build.h"
+#include "tools/mlf/command.h"
+#include "tools/mlf/model_io.h"
+
+namespace mlf::cli {
+namespace {
+
+using firmware::BuildSystem;
+
+constexpr char kUsage[] =
+    "usage: mlf project ARCHIVE -o DIR [--platform host|mps2-an385|mps2-an386|mps2-an500]\n"
+    "                   [--build-system make|cmake] [--sample-input NAME=FILE.npy]...\n"
+    "                   [--build] [--run] [--key NAME.pub] [--require-signature]\n\n"
+    "Turns a version-8 archive into a standalone C project in DIR: a Makefile and a\n"
+    "CMakeLists.txt, the model sources and headers, parameters as const arrays in\n"
+    "flash, a static workspace and static buffers (no heap), and a main.c that runs\n"
+    "every module once and prints one line per output:\n\n"
+    "  output <name> <count> <v0> <v1> ...     (floats as %.9g, integers in full)\n\n"
+    "<name> is the output's C name, or <module>.<name> when the archive has several\n"
+    "modules. Cortex-M projects also get startup code and a linker script. The archive\n"
+    "is verified first, as `mlf verify` does; DIR must be missing or empty, and it\n"
+    "appears complete or not at all. See the project's README.md.\n\n"
+    "options:\n"
+    "  -o, --output DIR         the project directory (required)\n"
+    "  --platform P             host (default), mps2-an385 (Cortex-M3), mps2-an386\n"
+    "                           (Cortex-M4F) or mps2-an500 (Cortex-M7F)\n"
+    "  --build-system S         make (default) or cmake: what --build runs (the\n"
+    "                           project always has both)\n"
+    "  --sample-input NAME=F    the input NAME (raw or C name, MODULE.NAME when several\n"
+    "                           modules have one) starts as the .npy file F; others as zeros\n"
+    "  --build                  build it; on Cortex-M print flash and RAM by part and\n"
+    "                           add that report to DIR/README.md\n"
+    "  --run                    build and run it (in QEMU on Cortex-M), print its output\n"
+    "                           and exit with its exit status\n"
+    "  --key, --require-signature   as for `mlf verify`\n\n"
+    "Building needs make or cmake, and for Cortex-M arm-none-eabi-gcc with newlib;\n"
+    "running needs qemu-system-arm. Their output is shown only when they fail.\n";
+
+Result<firmware::ProjectOptions> Options(const ParsedArgs& args) {
+  firmware::ProjectOptions options;
+  options.platform = args.Get("platform", "host");
+  options.verify.require_signature = args.Has("require-signature");
+  if (args.Has("key")) {
+    MLF_ASSIGN_OR_RETURN(std::string key, ReadKeyFile(args.Get("key")));
+    options.verify.public_key_pem = key;
+  }
+  for (const std::string& assignment : args.GetAll("sample-input")) {
+    MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment("sample-input", assignment));
+    options.sample_inputs.push_back({pair.first, pair.second});
+  }
+  return options;
+}
+
+void PrintGenerated(const std::string& dir, const firmware::GeneratedProject& p) {
+  std::string modules;
+  for (const std::string& m : p.modules) modules += (modules.empty() ? "" : ", ") + m;
+  std::cout << "project " << dir << ": " << p.platform.name << ", "
+            << (p.modules.size() == 1 ? "module " : "modules ") << modules << ", " << p.files.size()
+            << " files\n";
+}
+
+void PrintBuilt(const firmware::BuiltFirmware& built) {
+  std::cout << "built " << built.path << "\n";
+  if (built.sizes) std::cout << "\n" << firmware::FormatSizeReport(*built.sizes) << "\n";
+}
+
+// Generates, then builds and runs as asked; returns the exit code.
+Result<int> Project(const ParsedArgs& args, BuildSystem system) {
+  MLF_ASSIGN_OR_RETURN(firmware::ProjectOptions options, Options(args));
+  const std::string dir = args.Get("output");
+  MLF_ASSIGN_OR_RETURN(firmware::GeneratedProject p,
+                       firmware::GenerateProject(args.positionals()[0], dir, options));
+  PrintGenerated(dir, p);
+  if (!args.Has("build") && !args.Has("run")) return kExitOk;
+  firmware::BuildOptions build;
+  build.system = system;
+  MLF_ASSIGN_OR_RETURN(firmware::BuiltFirmware built,
+                       firmware::BuildProject(dir, p.platform, build));
+  PrintBuilt(built);
+  if (!args.Has("run")) return kExitOk;
+  MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun run, firmware::RunFirmware(dir, p.platform));
+  std::cout << run.output << std::flush;
+  if (run.exit_code != 0) {
+    std::cerr << "mlf: error: the firmware exited with status " << run.exit_code << "\n";
+  }
+  return run.exit_code;
+}
+
+int RunProject(const ParsedArgs& args) {
+  int code = kExitOk;
+  if (!ExpectPositionals("project", args, 1, 1, &code)) return code;
+  if (!args.Has("output")) return ReportUsageError("project", "missing required option '-o DIR'");
+  Result<firmware::Platform> platform = firmware::FindPlatform(args.Get("platform", "host"));
+  if (!platform.ok()) return ReportUsageError("project", platform.status().message());
+  Result<BuildSystem> system = firmware::ParseBuildSystem(args.Get("build-system", "make"));
+  if (!system.ok()) return ReportUsageError("project", system.status().message());
+  Result<int> result = Project(args, *system);
+  if (!result.ok()) return ReportFailure(result.status());
+  return *result;
+}
+
+std::vector<FlagSpec> ProjectFlags() {
+  std::vector<FlagSpec> flags = {
+      {"output", true, false, "o"},      {"platform", true, false, ""},
+      {"build-system", true, false, ""}, {"sample-input", true, true, ""},
+      {"build", false, false, ""},       {"run", false, false, ""}};
+  for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
+  return flags;
+}
+
+}  // namespace
+
+const Command& ProjectCommand() {
+  static const Command command{"project",
+                               "an archive as a firmware project (Make, CMake, Cortex-M)", kUsage,
+                               ProjectFlags(), RunProject};
+  return command;
+}
+
+}  // namespace mlf::cli
