@@ -8,7 +8,7 @@ PACKAGES=(
   bazel-bootstrap bazel-rules-java g++ gcc make cmake
   # libraries linked by the project
   libarchive-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev libgtest-dev
-  libdlpack-dev libonnx-dev libzstd-dev zlib1g-dev
+  libdlpack-dev libonnx-dev libprotobuf-dev libzstd-dev zlib1g-dev
   # test data and tools used by tests and benchmarks
   json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3
   # firmware projects: Cortex-M cross compiler, its C library, the MPS2 boards in QEMU

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "codegen/frontend/onnx_lowering.h"
+#include "codegen/frontend/tensor_proto.h"
 #include "codegen/ops/op.h"
 
 namespace mlf::frontend {
@@ -58,6 +59,43 @@ bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domai
 
 std::string NodeName(const onnx::NodeProto& n, int index) {
   return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+}
+
+// Attribute values that crash (divide by zero in) libonnx 1.12's shape
+// inference instead of raising an error: refused before it runs.
+Status CheckLibOnnxHazards(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    const std::string who = "node '" + NodeName(n, i) + "' (" + n.op_type() + ")";
+    for (const auto& a : n.attribute()) {
+      const std::string& key = a.name();
+      const bool positive_ints =
+          key == "strides" || key == "dilations" || key == "kernel_shape";
+      const bool positive_int = key == "blocksize" || key == "group";
+      for (int64_t v : a.ints()) {
+        if (positive_ints && v < 1) {
+          return InvalidArgument(who + ": attribute '" + key + "' has a value below 1 (" +
+                                 std::to_string(v) + ")");
+        }
+      }
+      if (positive_int && a.has_i() && a.i() < 1) {
+        return InvalidArgument(who + ": attribute '" + key + "' is below 1 (" +
+                               std::to_string(a.i()) + ")");
+      }
+    }
+    if (n.op_type() == "Range" && n.input_size() == 3) {
+      auto it = inits.find(n.input(2));
+      if (it != inits.end()) {
+        Result<ir::HostTensor> delta = FromTensorProto(*it->second);
+        if (delta.ok() && delta->element_count() == 1 && delta->GetDouble(0) == 0) {
+          return InvalidArgument(who + ": delta is 0");
+        }
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 // Runs ONNX's shape inference, turning its exceptions into a Status.
@@ -133,6 +171,20 @@ Status Importer::Parse(std::string_view bytes) {
     onnx::checker::check_model(model_);
   } catch (const std::exception& e) {
     return InvalidArgument(std::string("the ONNX model is invalid: ") + e.what());
+  }
+  MLF_RETURN_IF_ERROR(CheckLibOnnxHazards(model_.graph()));
+  // The checker of libonnx 1.12 lets undefined graph outputs through, and its
+  // version converter then crashes on them.
+  const onnx::GraphProto& g = model_.graph();
+  std::unordered_set<std::string> defined;
+  for (const auto& in : g.input()) defined.insert(in.name());
+  for (const auto& init : g.initializer()) defined.insert(init.name());
+  for (const auto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
+  for (const auto& out : g.output()) {
+    if (out.name().empty() || !defined.count(out.name())) {
+      return InvalidArgument("the ONNX model is invalid: graph output '" + out.name() +
+                             "' is never computed");
+    }
   }
   return Status::Ok();
 }

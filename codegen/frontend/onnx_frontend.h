@@ -9,15 +9,21 @@
 // Steps, each with its own error:
 //   1. bounds: model bytes (max_model_bytes), node count (max_nodes);
 //   2. parse (not an ONNX protobuf -> InvalidArgument), onnx::checker
-//      (InvalidArgument with the checker's text);
+//      (InvalidArgument with the checker's text), plus what libonnx 1.12's
+//      checker misses and its shape inference or converter would crash on
+//      (undefined graph outputs; strides/dilations/kernel_shape/group/
+//      blocksize below 1; a zero Range delta);
 //   3. opset: the default ONNX domain is required; opsets 13..17 are kept,
 //      lower ones are converted to 13 with onnx::version_conversion (its
 //      failure is FailedPrecondition naming both opsets and the reason),
 //      higher ones are refused; nodes of any other domain (ai.onnx.ml, ...)
 //      are refused naming the node;
-//   4. ONNX shape inference; graph inputs must have static shapes (or one in
-//      input_shapes), dtypes from artifact/dtype.h, rank <= max_rank and at
-//      most max_elements elements (TensorLimits);
+//   4. input_shapes and constant_inputs are applied; ONNX shape inference;
+//      graph inputs must have static shapes (or one in input_shapes), dtypes
+//      from artifact/dtype.h, rank <= max_rank and at most max_elements
+//      elements (TensorLimits). Models converted from opset <= 10 get
+//      Upsample/Resize-10's asymmetric coordinates and floor rounding back
+//      on their Resize nodes (the converter drops them);
 //   5. initializers and Constant nodes become constants (an input that is
 //      also an initializer is a constant); every node is lowered
 //      (onnx_lowering.h), inferred with its operator's rules
@@ -39,7 +45,7 @@
 #include <vector>
 
 #include "artifact/status.h"
-#include "codegen/frontend/tensor_proto.h"
+#include "codegen/frontend/tensor_limits.h"
 #include "codegen/ir/graph.h"
 #include "codegen/passes/constant_folding.h"
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "codegen/frontend/tensor_proto.h"
 #include "codegen/ops/op.h"
 
 namespace mlf::frontend {
@@ -461,6 +462,39 @@ TEST(OnnxFrontend, ConstantInputs) {
   wrong_shape.constant_inputs["s"] = ir::HostTensor::Zeros(DType::kInt64, {3});
   EXPECT_EQ(Error(b.Bytes(), wrong_shape),
             "invalid_argument: constant_inputs['s'] is int64 [3], but the model declares INT64 [2]");
+}
+
+// ONNX's converter turns Upsample (opset 9) into Resize with Resize-11's
+// default half_pixel coordinates; Upsample's are asymmetric. The front end
+// sets them, so linear upsampling keeps its values.
+TEST(OnnxFrontend, UpsampleKeepsAsymmetricCoordinates) {
+  if (!Have({"Resize"})) GTEST_SKIP() << "Resize missing";
+  ModelBuilder b(9, 4);
+  b.Input("x", kFloat, {1, 1, 2, 2});
+  ir::HostTensor scales = ir::HostTensor::Zeros(DType::kFloat32, {4});
+  for (int i = 0; i < 4; ++i) scales.data<float>()[i] = i < 2 ? 1 : 2;
+  b.Initializer("scales", scales);
+  onnx::NodeProto* up = b.Node("Upsample", {"x", "scales"}, {"y"}, "up");
+  auto* mode = up->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("linear");
+  b.Output("y", kFloat, {1, 1, 4, 4});
+  Result<ir::Graph> g = ImportOnnx(b.Bytes());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->nodes[0].op, "Resize");
+  EXPECT_EQ(g->nodes[0].String("coordinate_transformation_mode", "").value(), "asymmetric");
+  ir::HostTensor x = ir::HostTensor::Zeros(DType::kFloat32, {1, 1, 2, 2});
+  for (int i = 0; i < 4; ++i) x.data<float>()[i] = static_cast<float>(i + 1);
+  std::vector<const ir::HostTensor*> in;
+  for (int id : g->nodes[0].inputs) {
+    in.push_back(id == ir::kNoValue ? nullptr : id == g->inputs[0] ? &x : &*g->value(id).constant);
+  }
+  std::vector<ir::HostTensor> out;
+  ASSERT_TRUE(ops::EvaluateNode(g->nodes[0], in, &out).ok());
+  const float want[] = {1, 1.5, 2, 2, 2, 2.5, 3, 3, 3, 3.5, 4, 4, 3, 3.5, 4, 4};
+  for (int i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], want[i]) << i;
 }
 
 TEST(OnnxFrontend, DisagreementWithOnnxShapeInference) {

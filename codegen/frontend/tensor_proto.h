@@ -25,15 +25,10 @@
 
 #include "artifact/dtype.h"
 #include "artifact/status.h"
+#include "codegen/frontend/tensor_limits.h"
 #include "codegen/ir/host_tensor.h"
 
 namespace mlf::frontend {
-
-// Bounds on one tensor; each has its own kOutOfRange error.
-struct TensorLimits {
-  size_t max_rank = 8;
-  uint64_t max_elements = uint64_t{1} << 28;
-};
 
 // The DType of an ONNX TensorProto.DataType value. Unsupported ones (STRING,
 // COMPLEX64, ...) give kUnimplemented naming the ONNX type, unknown numbers
@@ -43,11 +38,6 @@ Result<DType> DTypeFromOnnx(int32_t elem_type);
 int32_t OnnxDType(DType dtype);
 // The ONNX spelling of an elem_type ("FLOAT", "STRING", "<unknown 99>").
 std::string OnnxDTypeName(int32_t elem_type);
-
-// Checks a shape against the limits; `what` names the tensor in errors
-// ("tensor 'w'", "input 'x'").
-Status CheckShape(const std::string& what, const std::vector<int64_t>& shape,
-                  const TensorLimits& limits);
 
 Result<ir::HostTensor> FromTensorProto(const onnx::TensorProto& proto,
                                        const TensorLimits& limits = {});

@@ -566,8 +566,15 @@ Status InferDropout(const ir::Node& node, ir::Graph& graph) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 1, 3, 1, 2));
   MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "data"));
   if (node.HasInput(2)) {
+    // A training_mode fed at run time could be true, and the generated code
+    // (a copy) would then silently compute the wrong thing: refuse it.
     const ir::Value& mode = graph.value(node.inputs[2]);
-    if (mode.is_constant()) MLF_RETURN_IF_ERROR(CheckTrainingMode(node, &*mode.constant));
+    if (!mode.is_constant()) {
+      return Unimplemented(node.Describe() +
+                           ": training_mode (input 2) must be a constant false; mlfkit compiles "
+                           "inference only");
+    }
+    MLF_RETURN_IF_ERROR(CheckTrainingMode(node, &*mode.constant));
   }
   const ir::Value& x = graph.value(node.inputs[0]);
   SetOutput(node, graph, 0, x.dtype, x.shape);
