@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "artifact/subprocess.h"
+#include "codegen/compiler.h"
+#include "codegen/frontend/yaml_frontend.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
 #include "loader/firmware/testing/firmware_testing.h"
@@ -26,13 +28,31 @@ namespace {
 using testing::Outputs;
 using testing::Samples;
 
-// The models under test: a name and the fixture kinds of its modules.
+// The models under test: a name and the kinds of its modules — hand-written
+// fixtures, or the bundled YAML examples compiled by mlfkit's compiler
+// ("mnist_mlp", "tiny_cnn"; "_linked" links the parameters into the code).
 const std::map<std::string, std::vector<std::string>>& Models() {
   static const auto* models = new std::map<std::string, std::vector<std::string>>{
-      {"dense", {"dense"}}, {"dense_file", {"dense_file"}},          {"pair", {"pair"}},
-      {"conv", {"conv"}},   {"two_modules", {"dense_file", "pair"}},
+      {"dense", {"dense"}},
+      {"dense_file", {"dense_file"}},
+      {"pair", {"pair"}},
+      {"conv", {"conv"}},
+      {"two_modules", {"dense_file", "pair"}},
+      {"mnist_mlp", {"mnist_mlp"}},
+      {"tiny_cnn_linked", {"tiny_cnn_linked"}},
   };
   return *models;
+}
+
+Result<ModuleArtifacts> MakeModule(const std::string& kind) {
+  const bool linked = kind.size() > 7 && kind.compare(kind.size() - 7, 7, "_linked") == 0;
+  const std::string example = linked ? kind.substr(0, kind.size() - 7) : kind;
+  if (example != "mnist_mlp" && example != "tiny_cnn") return mlf::testing::MakeFixture(kind, kind);
+  MLF_ASSIGN_OR_RETURN(ir::Graph graph,
+                       frontend::ImportYamlFile("examples/" + example + "/model.yaml"));
+  CompileOptions options;
+  options.link_params = linked;
+  return CompileGraph(kind, std::move(graph), options);
 }
 
 // An exported model with its sample inputs and the host loader's outputs.
@@ -52,7 +72,7 @@ const Model& GetModel(const std::string& name) {
   const std::string dir = FreshDir("model_" + name);
   std::vector<ModuleArtifacts> modules;
   for (const std::string& kind : Models().at(name)) {
-    auto m = mlf::testing::MakeFixture(kind, kind);
+    auto m = MakeModule(kind);
     EXPECT_TRUE(m.ok()) << m.status().ToString();
     modules.push_back(*m);
   }
