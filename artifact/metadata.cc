@@ -4,6 +4,7 @@
 
 #include "artifact/json_limits.h"
 #include "artifact/json_schema.h"
+#include "artifact/tvm_metadata.h"
 #include "schemas/embedded.h"
 
 namespace mlf {
@@ -249,11 +250,7 @@ Status CheckVersion(int64_t version) {
                               " is newer than this mlfkit supports (version " +
                               std::to_string(kMetadataVersion) + "); upgrade mlfkit");
   }
-  if (version >= 5 && version <= 7) {
-    return Unimplemented("TVM metadata version " + std::to_string(version) +
-                         " is not supported by this reader");
-  }
-  if (version != kMetadataVersion) {
+  if (version != kMetadataVersion && !IsTvmMetadataVersion(version)) {
     return FailedPrecondition("metadata version " + std::to_string(version) +
                               " is not supported (supported: 5, 6, 7, 8)");
   }
@@ -272,7 +269,15 @@ Result<Metadata> Parse(std::string_view text, bool packing) {
   if (!j.contains("version") || !j["version"].is_number_integer()) {
     return InvalidArgument("metadata.json: missing integer field \"version\"");
   }
-  MLF_RETURN_IF_ERROR(CheckVersion(j["version"].get<int64_t>()));
+  const int64_t version = j["version"].get<int64_t>();
+  MLF_RETURN_IF_ERROR(CheckVersion(version));
+  if (IsTvmMetadataVersion(version)) {
+    if (packing) {
+      return FailedPrecondition("metadata.json is TVM's (version " + std::to_string(version) +
+                                "): packing writes version 8 archives only");
+    }
+    return ParseTvmMetadata(text);  // checked against the TVM version's own schema
+  }
   if (packing && !j.contains("files")) j["files"] = json::object();
   Status valid = MetadataV8Schema().Validate(j);
   if (!valid.ok()) return valid.WithContext("metadata.json does not match the version 8 schema");

@@ -1,6 +1,7 @@
 #include "artifact/read_metadata.h"
 
 #include "artifact/signature.h"
+#include "artifact/tvm_metadata.h"
 
 namespace mlf {
 
@@ -17,13 +18,35 @@ Status CheckFirstMember(const std::optional<EntryInfo>& first) {
   return Status::Ok();
 }
 
+namespace {
+
+Result<ArchiveHead> TvmHead(TvmArchiveScan scan) {
+  ArchiveHead head;
+  head.metadata = std::move(scan.metadata);
+  head.metadata_bytes = std::move(scan.metadata_bytes);
+  head.compression = scan.compression;
+  head.tvm = std::move(scan.report);
+  return head;
+}
+
+}  // namespace
+
 Result<ArchiveHead> ReadArchiveHead(const std::string& path, const ReaderLimits& limits) {
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(path, limits));
   ArchiveHead head;
   head.compression = reader->compression();
   MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
+  if (!entry || entry->name != kMetadataMember) {
+    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(path, limits));
+    if (tvm) return TvmHead(std::move(*tvm));
+  }
   MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
   MLF_ASSIGN_OR_RETURN(head.metadata_bytes, reader->ReadAll(kMaxMetadataBytes));
+  Result<int> version = PeekMetadataVersion(head.metadata_bytes);
+  if (version.ok() && IsTvmMetadataVersion(*version)) {
+    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(path, limits));
+    if (tvm) return TvmHead(std::move(*tvm));
+  }
   MLF_ASSIGN_OR_RETURN(head.metadata, ParseMetadata(head.metadata_bytes));
   MLF_ASSIGN_OR_RETURN(entry, reader->Next());
   if (entry && entry->name == kSignatureMember) {

@@ -2,6 +2,10 @@
 // archive: what `mlf inspect` needs, without hashing the other members.
 // The archive's structure up to those members is checked by the same reader
 // as everything else; digests are NOT checked (use VerifyArchive for that).
+//
+// TVM archives (metadata versions 5–7) have metadata.json anywhere and too
+// little in it: they are read whole (ScanTvmArchive, artifact/tvm_archive.h)
+// and normalised; `tvm` then lists what verify would refuse.
 #ifndef MLFKIT_ARTIFACT_READ_METADATA_H_
 #define MLFKIT_ARTIFACT_READ_METADATA_H_
 
@@ -10,6 +14,7 @@
 #include "artifact/archive_reader.h"
 #include "artifact/metadata.h"
 #include "artifact/status.h"
+#include "artifact/tvm_archive.h"
 
 namespace mlf {
 
@@ -18,6 +23,7 @@ struct ArchiveHead {
   std::string metadata_bytes;
   Compression compression = Compression::kNone;
   std::string signature_member;  // empty when the archive is not signed
+  std::optional<TvmArchiveReport> tvm;  // set for TVM archives
 };
 
 // Ok when `first` is a metadata.json member of an acceptable size; the

@@ -7,6 +7,7 @@
 #include "artifact/digest.h"
 #include "artifact/read_metadata.h"
 #include "artifact/signature.h"
+#include "artifact/tvm_metadata.h"
 
 namespace mlf {
 namespace {
@@ -25,7 +26,18 @@ class Verifier {
     if (stat(path.c_str(), &st) == 0) archive_size_ = static_cast<uint64_t>(st.st_size);
     report_.compression = reader_->compression();
     MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader_->Next());
-    MLF_RETURN_IF_ERROR(ReadMetadata(entry));
+    if (!entry || entry->name != kMetadataMember) {
+      // TVM archives carry metadata.json anywhere; anything else keeps the
+      // first-member error.
+      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
+      if (tvm) return RunTvm(path, std::move(*tvm));
+    }
+    MLF_ASSIGN_OR_RETURN(const bool is_tvm, ReadMetadata(entry));
+    if (is_tvm) {
+      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
+      if (!tvm) return Internal("metadata.json of a TVM version was not found again");
+      return RunTvm(path, std::move(*tvm));
+    }
     MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
     if (entry && entry->name == kSignatureMember) {
       MLF_RETURN_IF_ERROR(ReadSignature(*entry));
@@ -59,13 +71,79 @@ class Verifier {
     report_.data_bytes += entry.size;
   }
 
-  Status ReadMetadata(const std::optional<EntryInfo>& entry) {
+  // Ok(true) when metadata.json is TVM's: the TVM passes take over.
+  Result<bool> ReadMetadata(const std::optional<EntryInfo>& entry) {
     MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
-    MLF_ASSIGN_OR_RETURN(report_.metadata_bytes, ReadSmall(*entry, kMaxMetadataBytes));
+    MLF_ASSIGN_OR_RETURN(report_.metadata_bytes, reader_->ReadAll(kMaxMetadataBytes));
+    Result<int> version = PeekMetadataVersion(report_.metadata_bytes);
+    if (version.ok() && IsTvmMetadataVersion(*version)) return true;
+    Count(*entry);
+    MLF_RETURN_IF_ERROR(Deliver(*entry, report_.metadata_bytes));
     MLF_ASSIGN_OR_RETURN(report_.metadata, ParseMetadata(report_.metadata_bytes));
     report_.metadata_sha256 = Sha256Hex(report_.metadata_bytes);
     report_.digests_checked = options_.trusted_metadata_sha256 != report_.metadata_sha256;
-    return Status::Ok();
+    return false;
+  }
+
+  Status Deliver(const EntryInfo& entry, const std::string& bytes) {
+    if (!consumer_) return Status::Ok();
+    MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
+    MLF_RETURN_IF_ERROR(consumer_->Data(bytes.data(), bytes.size()));
+    return consumer_->End();
+  }
+
+  // ---- TVM archives (verify.h): a scanning pass, then a checking pass.
+
+  Result<std::optional<TvmArchiveScan>> ScanTvm(const std::string& path) {
+    std::function<void(uint64_t)> progress;
+    if (options_.progress) {
+      progress = [this](uint64_t done) {
+        done_ = done;
+        options_.progress(done_, 2 * archive_size_);
+      };
+    }
+    return ScanTvmArchive(path, options_.limits, progress);
+  }
+
+  Result<VerifyReport> RunTvm(const std::string& path, TvmArchiveScan scan) {
+    const std::string what = "TVM Model Library Format archive (metadata version " +
+                             std::to_string(scan.metadata.version) + ")";
+    if (!options_.accept_tvm) {
+      return Unimplemented(what + ": this operation reads version 8 archives only (mlf inspect, "
+                                  "mlf verify and mlf run read TVM archives)");
+    }
+    if (options_.public_key_pem || options_.require_signature) {
+      return Unauthenticated(what + ": TVM archives carry no digests and no signature, but a "
+                                    "signature is required");
+    }
+    MLF_RETURN_IF_ERROR(JoinTvmProblems(scan.report.problems));
+    tvm_ = true;
+    report_ = VerifyReport{};
+    report_.metadata = std::move(scan.metadata);
+    report_.metadata_bytes = std::move(scan.metadata_bytes);
+    report_.metadata_sha256 = scan.metadata_sha256;
+    report_.compression = scan.compression;
+    report_.digests_checked = true;
+    report_.tvm = std::move(scan.report);
+    if (options_.progress) archive_size_ *= 2;
+    if (consumer_) MLF_RETURN_IF_ERROR(consumer_->OnMetadata(report_.metadata));
+    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(path, options_.limits));
+    for (;;) {
+      MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader_->Next());
+      if (!entry) break;
+      if (entry->name == kMetadataMember) {
+        MLF_ASSIGN_OR_RETURN(std::string bytes, reader_->ReadAll(kMaxMetadataBytes));
+        if (Sha256Hex(bytes) != report_.metadata_sha256) {
+          return DataLoss("metadata.json changed while the archive was being read");
+        }
+        Count(*entry);
+        MLF_RETURN_IF_ERROR(Deliver(*entry, bytes));
+        continue;
+      }
+      MLF_RETURN_IF_ERROR(CheckMember(*entry));
+    }
+    MLF_RETURN_IF_ERROR(CheckNothingMissing());
+    return std::move(report_);
   }
 
   Status ReadSignature(const EntryInfo& entry) {
@@ -94,13 +172,17 @@ class Verifier {
   }
 
   Status CheckMember(const EntryInfo& entry) {
-    if (entry.name == kSignatureMember) {
+    if (entry.name == kSignatureMember && !tvm_) {
       return InvalidArgument("member 'metadata.json.sig' must directly follow metadata.json");
     }
     auto listed = report_.metadata.files.find(entry.name);
     if (listed == report_.metadata.files.end()) {
+      if (tvm_) return DataLoss("member " + Quote(entry.name) + " appeared while the archive was being read");
       return DataLoss("extra member " + Quote(entry.name) +
                       " is not listed in metadata.json files");
+    }
+    if (tvm_ && entry.size != listed->second.size) {
+      return DataLoss("member " + Quote(entry.name) + " changed while the archive was being read");
     }
     if (entry.size != listed->second.size) {
       return DataLoss("member " + Quote(entry.name) + ": size " + std::to_string(entry.size) +
@@ -127,6 +209,9 @@ class Verifier {
     }));
     if (hash) {
       const std::string actual = digest.FinishHex();
+      if (actual != expected && tvm_) {
+        return DataLoss("member " + Quote(entry.name) + " changed while the archive was being read");
+      }
       if (actual != expected) {
         return DataLoss("member " + Quote(entry.name) + ": SHA-256 mismatch (archive has " +
                         actual + ", metadata.json files says " + expected + ")");
@@ -137,6 +222,9 @@ class Verifier {
 
   Status CheckNothingMissing() {
     for (const auto& [name, entry] : report_.metadata.files) {
+      if (!seen_.count(name) && tvm_) {
+        return DataLoss("member " + Quote(name) + " disappeared while the archive was being read");
+      }
       if (!seen_.count(name)) {
         return DataLoss("member " + Quote(name) +
                         " is listed in metadata.json files but missing from the archive");
@@ -151,6 +239,7 @@ class Verifier {
   VerifyReport report_;
   std::string signature_;
   std::set<std::string> seen_;
+  bool tvm_ = false;
   uint64_t archive_size_ = 0;
   uint64_t done_ = 0;
 };

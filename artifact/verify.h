@@ -21,6 +21,26 @@
 //
 // A MemberConsumer sees every member's bytes as they stream by, so callers
 // that also need the content (unpack, loaders) read the archive once.
+//
+// TVM archives (metadata versions 5–7, artifact/tvm_archive.h), when the
+// caller sets accept_tvm; otherwise they are refused (kUnimplemented) so that
+// callers that only understand version 8 never see TVM's model. TVM archives
+// have no digests and no signatures, so what can be proven is less:
+//   1. the same structure and safety checks (metadata.json may be anywhere,
+//      members may be named "./x", directory members are skipped);
+//   2. metadata.json against its own version's schema;
+//   3. no signature can be required: a key or require_signature is refused
+//      (kUnauthenticated);
+//   4. every file that metadata, the interface header and the sources
+//      reference is present (sources, #included headers, the graph
+//      executor's graph JSON and .params), .params files parse, and sizes
+//      that metadata, the Relay text and the header give agree — each
+//      problem names the module and member (report.tvm has the list);
+//   5. a second pass sees exactly the members and bytes the first pass
+//      analysed (their SHA-256, computed by the first pass, become
+//      metadata.files; they prove nothing about where the archive came from).
+// The consumer sees metadata.json at its place among the other members,
+// after OnMetadata.
 #ifndef MLFKIT_ARTIFACT_VERIFY_H_
 #define MLFKIT_ARTIFACT_VERIFY_H_
 
@@ -32,6 +52,7 @@
 #include "artifact/archive_reader.h"
 #include "artifact/metadata.h"
 #include "artifact/status.h"
+#include "artifact/tvm_archive.h"
 
 namespace mlf {
 
@@ -48,6 +69,9 @@ struct VerifyOptions {
   // Bytes of member data checked so far, and the archive file's size (an
   // estimate of the total for compressed archives).
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Read TVM archives (versions 5–7) into the normalised model; callers that
+  // handle ModuleMetadata::tvm set this. Off: a TVM archive is kUnimplemented.
+  bool accept_tvm = false;
 };
 
 struct VerifyReport {
@@ -61,6 +85,9 @@ struct VerifyReport {
   uint64_t data_bytes = 0;         // sum of member sizes
   bool digests_checked = true;     // false when trusted_metadata_sha256 applied
   std::string metadata_sha256;     // of metadata.json's bytes
+  // Set for TVM archives: what else the reader found (problems are empty when
+  // verification succeeded; unreferenced members are listed).
+  std::optional<TvmArchiveReport> tvm;
 };
 
 // Receives each member (metadata.json and metadata.json.sig included) while

@@ -41,7 +41,7 @@ class ExportTest : public ::testing::Test {
 };
 
 TEST_F(ExportTest, ExportingTwiceGivesByteIdenticalArchives) {
-  for (const std::string model : {std::string(kConvModel), std::string(kMlp), std::string(kCnn)}) {
+  for (const std::string& model : {std::string(kConvModel), std::string(kMlp), std::string(kCnn)}) {
     SCOPED_TRACE(model);
     CommandResult a = Mlf({"export", model, "-o", dir_ + "/a.tar"});
     CommandResult b = Mlf({"export", model, "-o", dir_ + "/b.tar"});
@@ -53,7 +53,7 @@ TEST_F(ExportTest, ExportingTwiceGivesByteIdenticalArchives) {
 }
 
 TEST_F(ExportTest, ExportedModelsMatchTheReferenceImplementation) {
-  for (const std::string model : {std::string(kMlp), std::string(kCnn)}) {
+  for (const std::string& model : {std::string(kMlp), std::string(kCnn)}) {
     SCOPED_TRACE(model);
     const std::string archive = dir_ + "/m.tar";
     ASSERT_EQ(Mlf({"export", model, "-o", archive}).exit_code, 0);

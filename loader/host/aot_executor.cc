@@ -46,6 +46,7 @@ Result<std::unique_ptr<AotExecutor>> AotExecutor::Create(std::shared_ptr<const M
   char* next = static_cast<char*>(e->arena_);
   e->pools_.workspace = binding->workspace_bytes > 0 ? next : nullptr;
   e->pools_.constants = binding->constants;
+  e->pools_.workspace_size = binding->workspace_bytes;
   next += AlignUp(binding->workspace_bytes);
   for (const TensorSpec& t : binding->inputs) {
     e->own_inputs_.push_back(next);
@@ -137,10 +138,17 @@ Status AotExecutor::CopyOutputTo(int index, DLTensor* dest) const {
 }
 
 Status AotExecutor::Run() {
+  std::unique_lock<std::mutex> lock;
+  if (binding_->serialize != nullptr) lock = std::unique_lock<std::mutex>(*binding_->serialize);
   const int32_t rc = binding_->run(inputs_.data(), outputs_.data(), &pools_);
   if (rc == 0) return Status::Ok();
+  std::string why;
+  if (binding_->last_error != nullptr) {
+    const char* text = binding_->last_error();
+    if (text != nullptr && *text != '\0') why = ": " + std::string(text);
+  }
   return Internal("module '" + binding_->module + "': " + binding_->entry_symbol + " returned " +
-                  std::to_string(rc));
+                  std::to_string(rc) + why);
 }
 
 }  // namespace mlf

@@ -17,6 +17,8 @@
 //
 // Threads: an executor is used by one thread at a time; executors of one
 // library run concurrently without locks (generated code is reentrant).
+// Exception: modules from TVM archives, whose code may keep scratch memory in
+// static arrays (USMP pools), run one at a time per module (a lock in Run()).
 //
 // Checks: every tensor handed in must be on the CPU, of the model's dtype and
 // shape, dense in C order (strides absent or compact), and (for zero-copy)
@@ -28,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +64,10 @@ struct ModuleBinding {
   std::vector<TensorSpec> outputs;
   uint64_t workspace_bytes = 0;
   const void* constants = nullptr;  // shared parameters, or null when linked
+  // TVM modules (loader/tvm_compat): the runtime's last error message, added
+  // to Run()'s error, and the lock that serialises runs of the module.
+  const char* (*last_error)() = nullptr;
+  std::mutex* serialize = nullptr;
 };
 
 class AotExecutor {
@@ -113,9 +120,12 @@ class AotExecutor {
   void* arena_ = nullptr;  // own I/O buffers and workspace, one allocation
   std::vector<void*> own_inputs_, own_outputs_;
   std::vector<void*> inputs_, outputs_;  // what Run() passes
+  // tvmgen_<mod>_workspace_pools of mlf/model_abi.h; TVM modules' wrappers
+  // also read the size (loader/tvm_compat/compat.h).
   struct Pools {
     void* workspace;
     const void* constants;
+    uint64_t workspace_size;
   } pools_{};
 };
 

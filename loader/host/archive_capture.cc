@@ -7,10 +7,13 @@ bool IsHostSourceOrHeader(const std::string& name) {
   return name.rfind("codegen/host/", 0) == 0 && name.rfind("codegen/host/lib/", 0) != 0;
 }
 
+bool IsTvmRuntimeHeader(const std::string& name) { return name.rfind("runtime/include/", 0) == 0; }
+
 }  // namespace
 
 Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
   for (const auto& [name, module] : metadata.modules) {
+    if (module.tvm) stage_tvm_runtime_ = true;
     if (module.host_library && module.host_library->triple == HostTriple()) {
       library_of_[name] = module.host_library->path;
     } else {
@@ -43,7 +46,8 @@ Status ArchiveCapture::Begin(const EntryInfo& entry) {
     sink_ = Sink::kParameters;
     return Status::Ok();
   }
-  if (stage_sources_ && IsHostSourceOrHeader(entry.name)) {
+  if (stage_sources_ && (IsHostSourceOrHeader(entry.name) ||
+                         (stage_tvm_runtime_ && IsTvmRuntimeHeader(entry.name)))) {
     staged_.push_back(StagedFile{entry.name, ""});
     staged_.back().content.reserve(entry.size);
     sink_ = Sink::kStaged;

@@ -33,7 +33,8 @@ class ArchiveCapture : public MemberConsumer {
   // The sealed memfd of the module's library (HasLibraryFor is true).
   int LibraryFd(const std::string& module) const;
   const std::string& LibraryPath(const std::string& module) const { return library_of_.at(module); }
-  // Files under codegen/host/ (sources and headers), for compiling.
+  // Files under codegen/host/ (sources and headers), for compiling; for TVM
+  // archives also a bundled runtime/include/ (TVM's standalone C runtime).
   const std::vector<StagedFile>& staged_files() const { return staged_; }
   // Every captured parameter blob, by member path.
   std::map<std::string, std::unique_ptr<ParameterBuffer>> TakeParameters() {
@@ -47,6 +48,7 @@ class ArchiveCapture : public MemberConsumer {
   std::map<std::string, std::string> library_of_;  // module -> library member
   std::set<std::string> parameter_members_;
   bool stage_sources_ = false;
+  bool stage_tvm_runtime_ = false;
 
   std::map<std::string, std::unique_ptr<MemoryFile>> libraries_;
   std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;

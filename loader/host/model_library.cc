@@ -10,6 +10,8 @@
 #include "loader/host/compile_cache.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
+#include "loader/host/tvm_module.h"
+#include "loader/tvm_compat/compat.h"
 #include "loader/host/verification_memo.h"
 #include "mlf/model_abi.h"
 
@@ -32,6 +34,7 @@ class LibraryLoader {
     verify.public_key_pem = options_.public_key_pem;
     verify.require_signature = options_.require_signature;
     verify.limits = options_.limits;
+    verify.accept_tvm = true;
     const VerificationMemo memo(CacheDir());
     if (options_.use_verification_memo) verify.trusted_metadata_sha256 = memo.Lookup(fd_);
     // Through the descriptor: the file verified is the file mapped.
@@ -71,18 +74,52 @@ class LibraryLoader {
 
   Result<std::string> CompileModule(const std::string& module, ArchiveCapture& capture) {
     const ModuleMetadata& m = library_->metadata_.modules.at(module);
+    return CompileCached(module, capture.staged_files(), m.sources, options_.build);
+  }
+
+  Result<std::string> CompileCached(const std::string& module, const std::vector<StagedFile>& files,
+                                    const std::vector<std::string>& sources,
+                                    const HostBuildConfig& config) {
     const std::string cache = CacheDir();
-    MLF_ASSIGN_OR_RETURN(std::string key,
-                         HostLibraryCacheKey(capture.staged_files(), m.sources, options_.build));
+    MLF_ASSIGN_OR_RETURN(std::string key, HostLibraryCacheKey(files, sources, config));
     const bool cached = access((cache + "/host-libs/" + key + ".so").c_str(), R_OK) == 0;
-    Result<std::string> so = CachedHostLibrary(cache, capture.staged_files(), m.sources, options_.build);
+    Result<std::string> so = CachedHostLibrary(cache, files, sources, config);
     if (!so.ok()) return so.status().WithContext("module '" + module + "' has no host library for " +
                                                  HostTriple() + " and compiling its sources failed");
     library_->code_origin_[module] = cached ? "cache" : "compiled";
     return so;
   }
 
+  // A TVM module: compiled with the compatibility layer, or refused with the
+  // reason (kept for CreateExecutor; other modules of the archive still load).
+  Status BindTvm(const std::string& name, const ModuleMetadata& module, ArchiveCapture& capture) {
+    Status support = TvmHostSupport(name, module);
+    if (!support.ok()) {
+      library_->refused_.emplace(name, support);
+      return Status::Ok();
+    }
+    TvmHostBuild build = MakeTvmHostBuild(name, module, capture.staged_files(), options_.build);
+    MLF_ASSIGN_OR_RETURN(std::string so, CompileCached(name, build.files, build.sources, build.config));
+    MLF_ASSIGN_OR_RETURN(std::unique_ptr<SharedObject> object,
+                         SharedObject::OpenFile(so, "compiled for module '" + name + "'"));
+    MLF_ASSIGN_OR_RETURN(void* run_fn, object->Symbol(build.entry_symbol));
+    MLF_ASSIGN_OR_RETURN(void* last_error, object->Symbol(tvm_compat::kLastErrorSymbol));
+    ModuleBinding& b = library_->bindings_[name];
+    b.module = name;
+    b.entry_symbol = module.tvm->run_function;
+    b.run = reinterpret_cast<ModelRunFn>(run_fn);
+    b.last_error = reinterpret_cast<const char* (*)()>(last_error);
+    b.workspace_bytes = module.memory.workspace_size_bytes;
+    MLF_ASSIGN_OR_RETURN(b.inputs, TvmTensorSpecs(name, "input", module.inputs));
+    MLF_ASSIGN_OR_RETURN(b.outputs, TvmTensorSpecs(name, "output", module.outputs));
+    b.serialize = (library_->run_locks_[name] = std::make_unique<std::mutex>()).get();
+    library_->objects_.push_back(std::move(object));
+    return Status::Ok();
+  }
+
+
   Status Bind(const std::string& name, const ModuleMetadata& module, ArchiveCapture& capture) {
+    if (module.tvm) return BindTvm(name, module, capture);
     MLF_ASSIGN_OR_RETURN(SharedObject * object, LoadCode(name, capture));
     const std::string prefix = "tvmgen_" + SanitizeCName(name);
     MLF_ASSIGN_OR_RETURN(void* metadata_fn, object->Symbol(prefix + "_metadata"));
@@ -145,6 +182,8 @@ std::vector<std::string> ModelLibrary::module_names() const {
 }
 
 Result<std::unique_ptr<AotExecutor>> ModelLibrary::CreateExecutor(const std::string& module) const {
+  auto refused = refused_.find(module);
+  if (refused != refused_.end()) return refused->second;
   auto it = bindings_.find(module);
   if (it == bindings_.end()) {
     std::string known;

@@ -22,11 +22,19 @@
 //
 // A ModelLibrary is immutable after Open() and safe to share between
 // threads; CreateExecutor may be called from any thread.
+//
+// TVM archives (metadata versions 5–7) are opened too (verified as
+// artifact/verify.h describes for them, no signature possible): their AOT
+// modules with the C interface are compiled with mlfkit's TVM compatibility
+// layer (loader/host/tvm_module.h); modules that cannot run on this host
+// (graph executor, operator style, another architecture, ...) are refused by
+// CreateExecutor with the reason.
 #ifndef MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
 #define MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +96,8 @@ class ModelLibrary : public std::enable_shared_from_this<ModelLibrary> {
   std::vector<std::unique_ptr<ParameterBuffer>> parameters_;
   std::map<std::string, ModuleBinding> bindings_;
   std::map<std::string, std::string> code_origin_;
+  std::map<std::string, Status> refused_;  // modules that cannot run here, and why
+  std::map<std::string, std::unique_ptr<std::mutex>> run_locks_;  // TVM modules
   bool digests_checked_ = true;
 };
 

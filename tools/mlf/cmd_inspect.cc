@@ -1,6 +1,8 @@
 // mlf inspect: what an archive holds — modules, I/O, memory, parameters, files.
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include <iostream>
 #include <sstream>
 
@@ -8,6 +10,7 @@
 
 #include "artifact/read_metadata.h"
 #include "artifact/signature.h"
+#include "loader/host/tvm_module.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"
 #include "tools/mlf/table.h"
@@ -20,8 +23,14 @@ constexpr char kUsage[] =
     "Shows the modules of an archive (inputs, outputs, memory, parameters, host\n"
     "library, sources, operators), its signature and its files. Reads only\n"
     "metadata.json and the signature member: digests are checked by `mlf verify`.\n\n"
+    "Archives written by Apache TVM (metadata versions 5-7) are read whole and\n"
+    "normalised: shapes from the Relay text or graph JSON (\"?\" when the archive\n"
+    "does not say), TVM's executor, entry points, memory map and targets, whether\n"
+    "the module runs on this host, and what `mlf verify` would refuse. TVM\n"
+    "archives record no digests: the SHA-256 shown are computed on reading.\n\n"
     "options:\n"
-    "  --json   print {archive, compression, signed, signer_key_sha256, metadata}\n";
+    "  --json   print {archive, compression, signed, signer_key_sha256, metadata};\n"
+    "           for TVM archives also format \"tvm\" and the normalised model\n";
 
 std::string Shape(const std::vector<int64_t>& shape) {
   std::string s = "[";
@@ -40,8 +49,9 @@ void PrintTensors(const char* title, const std::vector<TensorInfo>& tensors) {
   Table table({"#", "name", "c name", "dtype", "shape", "bytes"});
   for (size_t i = 0; i < tensors.size(); ++i) {
     const TensorInfo& t = tensors[i];
-    table.AddRow({std::to_string(i), t.name, t.c_name, t.dtype, Shape(t.shape),
-                  std::to_string(t.size_bytes)});
+    table.AddRow({std::to_string(i), t.name, t.c_name, t.dtype.empty() ? "?" : t.dtype,
+                  t.shape_known ? Shape(t.shape) : "?",
+                  t.size_bytes == 0 && !t.shape_known ? "?" : std::to_string(t.size_bytes)});
   }
   table.Print(std::cout, "    ");
 }
@@ -71,12 +81,80 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
   table.Print(std::cout, "    ");
 }
 
+// What only TVM modules have (artifact/metadata.h TvmModuleInfo).
+void PrintTvm(const std::string& name, const ModuleMetadata& m) {
+  const TvmModuleInfo& tvm = *m.tvm;
+  for (const std::string& t : tvm.targets) std::cout << "  tvm target  " << t << "\n";
+  if (!tvm.run_function.empty()) {
+    std::cout << "  entry       " << tvm.run_function << "(inputs, outputs)"
+              << (tvm.main_function.empty() ? "" : " -> " + tvm.main_function)
+              << (tvm.extra_run_arguments.empty() ? "" : ", also takes " + Join(tvm.extra_run_arguments, ", "))
+              << "\n";
+  } else if (!tvm.main_function.empty()) {
+    std::cout << "  entry       " << tvm.main_function << "\n";
+  }
+  std::cout << "  shapes      "
+            << (tvm.shapes_from == "relay"   ? "from " + tvm.relay_path + " (@main signature)"
+                : tvm.shapes_from == "graph" ? "from " + tvm.graph_path
+                                             : std::string("unknown for some tensors (\"?\")"))
+            << "\n";
+  if (!tvm.header_path.empty()) std::cout << "  header      " << tvm.header_path << "\n";
+  if (!tvm.graph_path.empty()) std::cout << "  graph       " << tvm.graph_path << "\n";
+  for (const TvmMainMemory& mm : tvm.main_memory) {
+    std::cout << "  main memory device " << mm.device << ": workspace " << mm.workspace_size_bytes
+              << " B, constants " << mm.constants_size_bytes << " B, I/O " << mm.io_size_bytes
+              << " B\n";
+  }
+  if (!tvm.operator_functions.empty()) {
+    uint64_t largest = 0;
+    for (const TvmOperatorFunction& f : tvm.operator_functions) largest = std::max(largest, f.workspace_size_bytes);
+    std::cout << "  operators   " << tvm.operator_functions.size() << " functions, largest own workspace "
+              << largest << " B\n";
+  }
+  if (!tvm.sids.empty()) {
+    std::cout << "  storage     " << tvm.sids.size() << " graph executor storage ids\n";
+    Table table({"sid", "bytes", "binding"});
+    for (const TvmStorage& s : tvm.sids) {
+      table.AddRow({std::to_string(s.storage_id), std::to_string(s.size_bytes), s.input_binding});
+    }
+    table.Print(std::cout, "    ");
+  }
+  if (!tvm.operator_buffers.empty()) {
+    std::cout << "  buffers     (operator style: TVM does not say which are inputs)\n";
+    Table table({"function", "binding", "dtype", "shape", "bytes"});
+    for (const TvmOperatorBuffer& b : tvm.operator_buffers) {
+      table.AddRow({b.function, b.binding, b.dtype, Shape(b.shape), std::to_string(b.size_bytes)});
+    }
+    table.Print(std::cout, "    ");
+  }
+  if (!tvm.object_files.empty()) std::cout << "  objects     " << Join(tvm.object_files, ", ") << "\n";
+  if (tvm.bundled_runtime) std::cout << "  runtime     bundled TVM C runtime headers (runtime/include)\n";
+  for (const TvmDependency& d : tvm.external_dependencies) {
+    std::cout << "  depends on  " << d.short_name << (d.version_spec.empty() ? "" : " " + d.version_spec)
+              << (d.url.empty() ? "" : " (" + d.url + ")") << "\n";
+  }
+  if (!tvm.external_headers.empty()) {
+    std::cout << "  toolchain   headers from outside the archive: " << Join(tvm.external_headers, ", ") << "\n";
+  }
+  if (!tvm.foreign_target.empty()) {
+    std::cout << "  needs       " << tvm.foreign_target << " (" << tvm.foreign_evidence << ")\n";
+  }
+  const Status host = TvmHostSupport(name, m);
+  std::cout << "  this host   " << (host.ok() ? "runs with mlf run" : "cannot run: " + host.message()) << "\n";
+  for (const std::string& note : tvm.notes) std::cout << "  note        " << note << "\n";
+}
+
 void PrintModule(const std::string& name, const ModuleMetadata& m) {
   std::cout << "\nmodule " << name << "\n";
   if (!m.description.empty()) std::cout << "  " << m.description << "\n";
   std::cout << "  model       " << m.model_name << " (" << m.style << ", executors "
-            << Join(m.executors, ",") << ", " << m.interface_api << " interface, ABI "
-            << m.abi_version << ")\n";
+            << (m.executors.empty() ? "none" : Join(m.executors, ",")) << ", " << m.interface_api
+            << " interface";
+  if (m.tvm) {
+    std::cout << ", TVM metadata version " << m.tvm->version << ")\n";
+  } else {
+    std::cout << ", ABI " << m.abi_version << ")\n";
+  }
   std::cout << "  target      " << m.target.kind
             << (m.target.host_triple.empty() ? "" : " " + m.target.host_triple)
             << (m.target.mcpu.empty() ? "" : " -mcpu=" + m.target.mcpu) << "\n";
@@ -94,15 +172,16 @@ void PrintModule(const std::string& name, const ModuleMetadata& m) {
               << (m.host_library->compiler.empty() ? "" : ", " + m.host_library->compiler)
               << (m.host_library->flags.empty() ? "" : ", " + Join(m.host_library->flags, " "))
               << ")\n";
-  } else {
+  } else if (!m.tvm) {
     std::cout << "  host lib    none (the host loader compiles the sources)\n";
   }
-  std::cout << "  sources     " << Join(m.sources, ", ") << "\n";
+  std::cout << "  sources     " << (m.sources.empty() ? "none" : Join(m.sources, ", ")) << "\n";
   if (!m.operators.empty()) {
     uint64_t macs = 0;
     for (const OperatorInfo& op : m.operators) macs += op.macs;
     std::cout << "  operators   " << m.operators.size() << " (" << macs << " MACs)\n";
   }
+  if (m.tvm) PrintTvm(name, m);
 }
 
 std::string SignerOf(const ArchiveHead& head) {
@@ -117,20 +196,86 @@ void PrintText(const std::string& path, const ArchiveHead& head) {
   const Metadata& md = head.metadata;
   std::cout << "archive     " << path << " (" << CompressionName(head.compression) << ", "
             << HumanBytes(size) << ")\n";
-  std::cout << "format      Model Library Format version " << md.version << ", generator "
-            << md.generator_name << " " << md.generator_version << ", exported "
-            << md.export_datetime << "\n";
-  const std::string signer = SignerOf(head);
-  std::cout << "signature   "
-            << (signer.empty() ? "none" : "key sha256 " + signer + " (check with mlf verify --key)")
-            << "\n";
+  if (head.tvm) {
+    std::cout << "format      Apache TVM Model Library Format, metadata version " << md.version
+              << " (normalised by mlfkit's TVM reader)"
+              << (md.generator_version.empty() ? "" : ", TVM " + md.generator_version)
+              << ", exported " << md.export_datetime << "\n";
+    std::cout << "signature   none (TVM archives carry no digests and no signature)\n";
+  } else {
+    std::cout << "format      Model Library Format version " << md.version << ", generator "
+              << md.generator_name << " " << md.generator_version << ", exported "
+              << md.export_datetime << "\n";
+    const std::string signer = SignerOf(head);
+    std::cout << "signature   "
+              << (signer.empty() ? "none" : "key sha256 " + signer + " (check with mlf verify --key)")
+              << "\n";
+  }
   for (const auto& [name, module] : md.modules) PrintModule(name, module);
-  std::cout << "\nfiles\n";
+  std::cout << "\nfiles" << (head.tvm ? " (SHA-256 computed now: TVM records none)" : "") << "\n";
   Table files({"bytes", "sha256", "path"});
   for (const auto& [name, entry] : md.files) {
     files.AddRow({std::to_string(entry.size), entry.sha256.substr(0, 16), name});
   }
   files.Print(std::cout, "  ");
+  if (head.tvm && !head.tvm->unreferenced.empty()) {
+    std::cout << "\nnot referenced by any module: " << Join(head.tvm->unreferenced, ", ") << "\n";
+  }
+  if (head.tvm && !head.tvm->problems.empty()) {
+    std::cout << "\nproblems (mlf verify refuses this archive)\n";
+    for (const Status& p : head.tvm->problems) std::cout << "  " << p.message() << "\n";
+  }
+}
+
+nlohmann::json TensorsJson(const std::vector<TensorInfo>& tensors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TensorInfo& t : tensors) {
+    nlohmann::json j = {{"name", t.name}, {"c_name", t.c_name}, {"size_bytes", t.size_bytes}};
+    j["dtype"] = t.dtype.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.dtype);
+    j["shape"] = t.shape_known ? nlohmann::json(t.shape) : nlohmann::json(nullptr);
+    out.push_back(j);
+  }
+  return out;
+}
+
+// The normalised model of a TVM archive (shape null = unknown).
+nlohmann::json NormalisedJson(const ArchiveHead& head) {
+  nlohmann::json modules = nlohmann::json::object();
+  for (const auto& [name, m] : head.metadata.modules) {
+    const TvmModuleInfo& tvm = *m.tvm;
+    nlohmann::json j = {{"model_name", m.model_name}, {"style", m.style}, {"executors", m.executors},
+                        {"interface_api", m.interface_api}, {"inputs", TensorsJson(m.inputs)},
+                        {"outputs", TensorsJson(m.outputs)}, {"sources", m.sources},
+                        {"workspace_size_bytes", m.memory.workspace_size_bytes},
+                        {"constants_size_bytes", m.memory.constants_size_bytes},
+                        {"targets", tvm.targets}, {"run_function", tvm.run_function},
+                        {"main_function", tvm.main_function}, {"shapes_from", tvm.shapes_from},
+                        {"notes", tvm.notes}, {"external_headers", tvm.external_headers}};
+    if (m.parameters) {
+      nlohmann::json tensors = nlohmann::json::array();
+      for (const ParamTensorInfo& t : m.parameters->tensors) {
+        tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape},
+                           {"offset", t.offset}, {"size_bytes", t.size_bytes}});
+      }
+      j["parameters"] = {{"storage", m.parameters->storage}, {"path", m.parameters->path},
+                         {"tensors", tensors}};
+    }
+    if (!tvm.foreign_target.empty()) {
+      j["needs_target"] = tvm.foreign_target;
+      j["needs_evidence"] = tvm.foreign_evidence;
+    }
+    const Status host = TvmHostSupport(name, m);
+    j["host"] = host.ok() ? nlohmann::json("runs") : nlohmann::json(host.message());
+    modules[name] = j;
+  }
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto& [path, entry] : head.metadata.files) {
+    files[path] = {{"size", entry.size}, {"sha256", entry.sha256}};
+  }
+  nlohmann::json problems = nlohmann::json::array();
+  for (const Status& p : head.tvm->problems) problems.push_back(p.message());
+  return {{"version", head.metadata.version}, {"modules", modules}, {"files", files},
+          {"unreferenced", head.tvm->unreferenced}, {"problems", problems}};
 }
 
 void PrintJson(const std::string& path, const ArchiveHead& head) {
@@ -139,6 +284,10 @@ void PrintJson(const std::string& path, const ArchiveHead& head) {
                       {"signed", !head.signature_member.empty()},
                       {"metadata", nlohmann::json::parse(head.metadata_bytes)}};
   if (!head.signature_member.empty()) j["signer_key_sha256"] = SignerOf(head);
+  if (head.tvm) {
+    j["format"] = "tvm";
+    j["normalised"] = NormalisedJson(head);
+  }
   std::cout << j.dump(2) << "\n";
 }
 

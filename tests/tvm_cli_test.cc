@@ -1,0 +1,276 @@
+// `mlf inspect`, `mlf verify` and `mlf run` on TVM-layout archives (metadata
+// versions 5, 6, 7; tests/tvm_fixtures): what each command shows and says
+// about TVM archives, outputs checked against hand-computed values, and the
+// exact errors for what cannot be proven or run.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "artifact/host_build.h"
+#include "artifact/npy.h"
+#include "tests/run_command.h"
+#include "tests/test_files.h"
+#include "tests/tvm_fixtures/tvm_fixtures.h"
+
+namespace mlf {
+namespace {
+
+using tvm_testing::Files;
+using tvm_testing::TarLayout;
+
+std::string Archive(const std::string& name, const Files& files, TarLayout layout = {}) {
+  const std::string path = FreshDir("cli_" + name) + "/" + name + ".tar";
+  tvm_testing::WriteTvmArchive(path, files, layout);
+  return path;
+}
+
+TarLayout WithReadme() {
+  TarLayout layout;
+  tvm_testing::TarMember readme;
+  readme.name = "README.txt";
+  readme.data = "added later\n";
+  readme.uid = readme.gid = 1000;
+  readme.uname = readme.gname = "builder";
+  readme.gnu = true;
+  layout.appended.push_back(readme);
+  return layout;
+}
+
+CommandResult Mlf(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {MlfBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.env.push_back({"MLF_CACHE_DIR", std::string(std::getenv("TEST_TMPDIR")) + "/mlf-cache"});
+  return RunCommand(argv, options);
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+#define EXPECT_CONTAINS(text, part) EXPECT_TRUE(Contains(text, part)) << "missing: " << (part) << "\nin:\n" << (text)
+
+template <typename T>
+NpyArray Array(DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
+  NpyArray a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  return a;
+}
+
+template <typename T>
+std::vector<T> Values(const std::string& path) {
+  Result<NpyArray> a = ParseNpy(ReadFile(path));
+  EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
+  if (!a.ok()) return {};
+  std::vector<T> v(a->data.size() / sizeof(T));
+  std::memcpy(v.data(), a->data.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// ---------------------------------------------------------------- inspect --
+
+TEST(TvmCliTest, InspectShowsTheNormalisedModule) {
+  const std::string path = Archive("inspect_dense", tvm_testing::DenseV7(), WithReadme());
+  CommandResult r = Mlf({"inspect", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "format      Apache TVM Model Library Format, metadata version 7 "
+                         "(normalised by mlfkit's TVM reader), exported 2022-11-30 12:00:00Z\n");
+  EXPECT_CONTAINS(r.out, "signature   none (TVM archives carry no digests and no signature)\n");
+  EXPECT_CONTAINS(r.out, "  model       default (full-model, executors aot, c interface, TVM "
+                         "metadata version 7)\n");
+  EXPECT_CONTAINS(r.out, "serving_default_input_1:0  serving_default_input_1_0  float32  [1,4]  16");
+  EXPECT_CONTAINS(r.out, "    0  output  output  float32  [1,3]  12\n");
+  EXPECT_CONTAINS(r.out, "  parameters  tvm-params parameters/default.params, 2 tensors\n");
+  EXPECT_CONTAINS(r.out, "  tvm target  c -keys=cpu -link-params=1\n");
+  EXPECT_CONTAINS(r.out, "  entry       tvmgen_default_run(inputs, outputs) -> "
+                         "tvmgen_default___tvm_main__\n");
+  EXPECT_CONTAINS(r.out, "  shapes      from src/default.relay (@main signature)\n");
+  EXPECT_CONTAINS(r.out, "  main memory device 1: workspace 32 B, constants 60 B, I/O 28 B\n");
+  EXPECT_CONTAINS(r.out, "  operators   2 functions, largest own workspace 16 B\n");
+  EXPECT_CONTAINS(r.out, "  this host   runs with mlf run\n");
+  EXPECT_CONTAINS(r.out, "files (SHA-256 computed now: TVM records none)\n");
+  EXPECT_CONTAINS(r.out, "not referenced by any module: README.txt\n");
+  EXPECT_FALSE(Contains(r.out, "problems"));
+
+  CommandResult j = Mlf({"inspect", path, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["format"], "tvm");
+  EXPECT_EQ(doc["signed"], false);
+  EXPECT_EQ(doc["metadata"]["version"], 7);  // TVM's metadata.json as stored
+  const nlohmann::json& m = doc["normalised"]["modules"]["default"];
+  EXPECT_EQ(m["inputs"][0]["name"], "serving_default_input_1:0");
+  EXPECT_EQ(m["inputs"][0]["shape"], nlohmann::json({1, 4}));
+  EXPECT_EQ(m["parameters"]["tensors"].size(), 2u);
+  EXPECT_EQ(m["host"], "runs");
+  EXPECT_EQ(doc["normalised"]["unreferenced"], nlohmann::json({"README.txt"}));
+  EXPECT_EQ(doc["normalised"]["files"].size(), 6u);
+}
+
+TEST(TvmCliTest, InspectShowsWhatEachKindOfArchiveHas) {
+  CommandResult graph = Mlf({"inspect", Archive("inspect_graph", tvm_testing::GraphV6())});
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_CONTAINS(graph.out, "metadata version 6");
+  EXPECT_CONTAINS(graph.out, "  model       default (full-model, executors graph, packed interface");
+  EXPECT_CONTAINS(graph.out, "  shapes      from executor-config/graph/graph.json\n");
+  EXPECT_CONTAINS(graph.out, "  storage     5 graph executor storage ids\n");
+  EXPECT_CONTAINS(graph.out, "  parameters  tvm-params parameters/default.params, 3 tensors\n");
+  EXPECT_CONTAINS(graph.out, "  this host   cannot run: module 'default' (TVM archive, metadata "
+                             "version 6) uses TVM's graph executor");
+
+  CommandResult op = Mlf({"inspect", Archive("inspect_operator", tvm_testing::OperatorV5())});
+  ASSERT_EQ(op.exit_code, 0) << op.err;
+  EXPECT_CONTAINS(op.out, "  model       add (operator, executors none, packed interface, TVM "
+                          "metadata version 5)\n");
+  EXPECT_CONTAINS(op.out, "  buffers     (operator style: TVM does not say which are inputs)\n");
+  EXPECT_CONTAINS(op.out, "add       C        float32  [4]    16");
+
+  CommandResult arm = Mlf({"inspect", Archive("inspect_arm", tvm_testing::ArmV7())});
+  ASSERT_EQ(arm.exit_code, 0) << arm.err;
+  EXPECT_CONTAINS(arm.out, "  target      c -mcpu=cortex-m4\n");
+  EXPECT_CONTAINS(arm.out, "  toolchain   headers from outside the archive: arm_acle.h\n");
+  EXPECT_CONTAINS(arm.out, "  needs       cortex-m4 (codegen/host/src/default_lib1.c includes "
+                           "<arm_acle.h>)\n");
+
+  Files no_relay = tvm_testing::ScaleV5();
+  no_relay.erase("src/relay.txt");
+  CommandResult unknown = Mlf({"inspect", Archive("inspect_unknown", no_relay)});
+  ASSERT_EQ(unknown.exit_code, 0) << unknown.err;
+  EXPECT_CONTAINS(unknown.out, "    0  input  input   ?      ?      ?\n");
+  EXPECT_CONTAINS(unknown.out, "  note        shapes are unknown: the archive has no Relay text "
+                               "(src/default.relay)\n");
+}
+
+TEST(TvmCliTest, InspectListsWhatVerifyWouldRefuse) {
+  Files files = tvm_testing::DenseV7();
+  files.erase("codegen/host/include/tvmgen_default.h");
+  CommandResult r = Mlf({"inspect", Archive("inspect_problems", files)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "problems (mlf verify refuses this archive)\n  module 'default': "
+                         "codegen/host/src/default_lib0.c includes <tvmgen_default.h>, which is "
+                         "not in the archive\n");
+}
+
+// ----------------------------------------------------------------- verify --
+
+TEST(TvmCliTest, VerifySaysWhatItProvesAndWhatNot) {
+  const std::string path = Archive("verify_multi", tvm_testing::MultiV7(), WithReadme());
+  CommandResult r = Mlf({"verify", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("verified " + path + ": 12 members, ", 0), 0u) << r.out;
+  EXPECT_CONTAINS(r.out.substr(0, r.out.find('\n') + 1), ", 2 modules\n");
+  EXPECT_CONTAINS(r.out, "format: Apache TVM Model Library Format, metadata version 7\n");
+  EXPECT_CONTAINS(r.out, "proven: a safe tar within bounds; metadata.json matches the TVM version 7 "
+                         "schema; every file that metadata, the interface header and the sources "
+                         "reference is present; .params files parse; sizes in metadata, Relay text "
+                         "and header agree\n");
+  EXPECT_CONTAINS(r.out, "not proven: TVM archives carry no digests and no signature, so nothing "
+                         "shows who made this archive or that its members are the ones TVM wrote\n");
+  EXPECT_CONTAINS(r.out, "module default: full-model, aot executor, c interface; runs on this host "
+                         "(mlf run)\n");
+  EXPECT_CONTAINS(r.out, "module second: full-model, aot executor, c interface; runs on this host "
+                         "(mlf run)\n");
+  EXPECT_CONTAINS(r.out, "not referenced by any module: README.txt\n");
+  EXPECT_CONTAINS(r.out, "signature: none (TVM archives cannot carry one)\n");
+
+  CommandResult j = Mlf({"verify", path, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["ok"], true);
+  EXPECT_EQ(doc["format"], "tvm");
+  EXPECT_EQ(doc["tvm"]["digests"], false);
+  EXPECT_EQ(doc["tvm"]["signature"], false);
+  EXPECT_EQ(doc["tvm"]["modules"]["second"]["host"], "runs");
+
+  for (const auto& [name, files] : std::vector<std::pair<std::string, Files>>{
+           {"v5", tvm_testing::ScaleV5()}, {"v6", tvm_testing::GraphV6()},
+           {"op", tvm_testing::OperatorV5()}, {"arm", tvm_testing::ArmV7()},
+           {"bundled", tvm_testing::BundledV7()}}) {
+    CommandResult v = Mlf({"verify", Archive("verify_" + name, files)});
+    EXPECT_EQ(v.exit_code, 0) << name << ": " << v.err;
+  }
+}
+
+TEST(TvmCliTest, VerifyRefusals) {
+  Files files = tvm_testing::GraphV6();
+  files.erase("parameters/default.params");
+  const std::string path = Archive("verify_no_params", files);
+  CommandResult r = Mlf({"verify", path});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mlf: error: " + path +
+                       ": module 'default': it runs on TVM's graph executor, which needs "
+                       "parameters/default.params, and the archive has none\n");
+
+  const std::string dense = Archive("verify_signed", tvm_testing::DenseV7());
+  r = Mlf({"verify", dense, "--require-signature"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mlf: error: " + dense +
+                       ": TVM Model Library Format archive (metadata version 7): TVM archives carry "
+                       "no digests and no signature, but a signature is required\n");
+}
+
+// -------------------------------------------------------------------- run --
+
+TEST(TvmCliTest, RunWritesHandComputedOutputs) {
+  const std::string dir = FreshDir("cli_run_dense");
+  const std::string path = Archive("run_dense", tvm_testing::DenseV7(), WithReadme());
+  ASSERT_TRUE(WriteNpyFile(dir + "/x.npy", Array(DType::kFloat32, {1, 4}, tvm_testing::DenseInput())).ok());
+  CommandResult r = Mlf({"run", path, "--input", "serving_default_input_1:0=" + dir + "/x.npy",
+                         "--output-dir", dir + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "output output float32[1, 3]");
+  EXPECT_EQ(Values<float>(dir + "/out/output.npy"), tvm_testing::DenseExpected());
+  // The expected values as a file: --expect-dir agrees.
+  FreshDir("cli_run_dense_expect");
+  const std::string expect = std::string(std::getenv("TEST_TMPDIR")) + "/cli_run_dense_expect";
+  ASSERT_TRUE(WriteNpyFile(expect + "/output.npy",
+                           Array(DType::kFloat32, {1, 3}, tvm_testing::DenseExpected())).ok());
+  r = Mlf({"run", path, "--input", "serving_default_input_1_0=" + dir + "/x.npy", "--expect-dir", expect});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+}
+
+TEST(TvmCliTest, RunTwoModuleArchiveAndOlderNaming) {
+  const std::string dir = FreshDir("cli_run_multi");
+  const std::string multi = Archive("run_multi", tvm_testing::MultiV7());
+  ASSERT_TRUE(WriteNpyFile(dir + "/a.npy", Array(DType::kInt8, {4}, tvm_testing::PairA())).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/b.npy", Array(DType::kInt8, {4}, tvm_testing::PairB())).ok());
+  CommandResult r = Mlf({"run", multi, "--module", "second", "--input", "a_in=" + dir + "/a.npy",
+                         "--input", "b_in=" + dir + "/b.npy", "--output-dir", dir + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Values<int8_t>(dir + "/out/output0.npy"), tvm_testing::PairExpected0());
+  EXPECT_EQ(Values<int32_t>(dir + "/out/output1.npy"), std::vector<int32_t>{tvm_testing::PairExpected1()});
+
+  const std::string v5 = Archive("run_v5", tvm_testing::ScaleV5());
+  ASSERT_TRUE(WriteNpyFile(dir + "/s.npy", Array(DType::kFloat32, {2, 2}, tvm_testing::ScaleInput())).ok());
+  r = Mlf({"run", v5, "--input", "input=" + dir + "/s.npy", "--output-dir", dir + "/v5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Values<float>(dir + "/v5/output.npy"), tvm_testing::ScaleExpected());
+}
+
+TEST(TvmCliTest, RunRefusesWhatCannotRunHere) {
+  const std::string arm = Archive("run_arm", tvm_testing::ArmV7());
+  CommandResult r = Mlf({"run", arm, "--random-inputs", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mlf: error: module 'default' (TVM archive, metadata version 7) needs target "
+                   "cortex-m4: codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot run "
+                   "on this host (" + std::string(HostTriple()) +
+                   "). Build a firmware project for it: mlf project ARCHIVE -o DIR --platform "
+                   "mps2-an386\n");
+
+  const std::string graph = Archive("run_graph", tvm_testing::GraphV6());
+  r = Mlf({"run", graph, "--random-inputs", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_CONTAINS(r.err, "uses TVM's graph executor, which needs TVM's runtime to interpret "
+                         "executor-config/graph/graph.json; mlf run runs TVM AOT modules with the C "
+                         "interface (mlf inspect and mlf verify read this one)\n");
+}
+
+}  // namespace
+}  // namespace mlf

@@ -1,0 +1,105 @@
+// TVM-layout Model Library Format archives, built by the tests themselves
+// (no TVM here): metadata.json of versions 5, 6 and 7, C code written by
+// hand the way TVM's AOT executor with the C interface generated it (the
+// run wrapper in <mod>_lib0.c, the operators and ___tvm_main__ or the older
+// _run_model in <mod>_lib1.c, TVMBackendAllocWorkspace for intermediates, or
+// USMP pools as static arrays), the interface header, the Relay text, .params
+// files, graph executor JSON, operator-style metadata, and tar files laid out
+// as Python's tarfile wrote them ("." and directory members, "./" names,
+// uid 0 "root"), with members appended later by other tools.
+//
+// Fixtures (files keyed by member path, without "./"):
+//
+//   DenseV7()      v7, module "default", AOT + C interface. Input
+//                  "serving_default_input_1:0" float32[1,4] (C name
+//                  serving_default_input_1_0), output "output" float32[1,3] =
+//                  relu(x W^T + b); W, b linked as constants; the intermediate
+//                  and the dense operator's scratch come from
+//                  TVMBackendAllocWorkspace (workspace_size_bytes 32 = 16 + 16).
+//                  Relay @main also lists the weights, which .params holds
+//                  (two tensors: "_param_1", printed %v_param_1, "_param_2").
+//   PairV7()       v7, module "second", AOT + C interface, USMP-style static
+//                  pools (no TVMBackendAllocWorkspace). Inputs in calling order
+//                  b_in, a_in: int8[4] (metadata lists them alphabetically);
+//                  outputs output0 int8[4] = a + b + {1,2,3,4}, output1
+//                  int32[1] = sum(a - b).
+//   MultiV7()      v7 with both modules above in one archive.
+//   ScaleV5()      v5, module "default", the older naming: the run wrapper
+//                  calls tvmgen_default_run_model; target dictionary with
+//                  -interface-api=c; src/relay.txt; x float32[2,2] -> 2x + 1
+//                  through a workspace intermediate (16 bytes).
+//   GraphV6()      v6, graph executor, packed API: memory.sids,
+//                  executor-config/graph/graph.json, .params with three tensors
+//                  (p0 float32[3,4], p1 float32[3], p2 int32[2]).
+//   OperatorV5()   v5 operator style: one "add" function, buffers A, B, C.
+//   ArmV7()        v7 AOT whose operator uses __SMLAD from <arm_acle.h>, target
+//                  "c -keys=arm_cpu,cpu -mcpu=cortex-m4".
+//   BundledV7()    DenseV7 plus TVM's bundled runtime/include (standalone CRT
+//                  headers defining MLF_FIXTURE_BUNDLED_CRT, which the code
+//                  requires), templates/ and external_dependencies.
+#ifndef MLFKIT_TESTS_TVM_FIXTURES_TVM_FIXTURES_H_
+#define MLFKIT_TESTS_TVM_FIXTURES_TVM_FIXTURES_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlf::tvm_testing {
+
+using Files = std::map<std::string, std::string>;
+
+Files DenseV7();
+Files PairV7();
+Files MultiV7();
+Files ScaleV5();
+Files GraphV6();
+Files OperatorV5();
+Files ArmV7();
+Files BundledV7();
+
+// One tar member with every header field the tests care about.
+struct TarMember {
+  std::string name;  // as written, e.g. "./codegen/host/src/default_lib0.c"
+  std::string data;
+  bool directory = false;
+  uint32_t mode = 0644;
+  uint32_t uid = 0, gid = 0;
+  std::string uname = "root", gname = "root";
+  uint64_t mtime = 1650000000;
+  bool gnu = false;  // GNU tar magic ("ustar  ") instead of POSIX ("ustar\0" "00")
+};
+
+struct TarLayout {
+  // Python tarfile.add(dir, arcname="."): "." and every directory as members,
+  // names "./x", sorted as os.listdir sorted; false: plain "x", files only.
+  bool tarfile_style = true;
+  // Members appended after the archive was written (as `tar -r` does).
+  std::vector<TarMember> appended;
+  // Owner of the exported members (TVM reset them to 0/root).
+  uint32_t uid = 0;
+  std::string uname = "root";
+};
+
+// The members of `files` in the given layout.
+std::vector<TarMember> LayoutMembers(const Files& files, const TarLayout& layout);
+
+// A ustar archive of `members` (two zero blocks at the end).
+std::string BuildTar(const std::vector<TarMember>& members);
+
+// Writes `files` as a TVM archive at `path`.
+void WriteTvmArchive(const std::string& path, const Files& files, const TarLayout& layout = {});
+
+// Reference values, computed by hand (see the .cc).
+std::vector<float> DenseInput();     // {1, -2, 3, 0.5}
+std::vector<float> DenseExpected();  // {4.75, 0, 4}
+std::vector<int8_t> PairA();         // {10, 20, 30, 40}
+std::vector<int8_t> PairB();         // {1, 2, 3, 4}
+std::vector<int8_t> PairExpected0();  // {12, 24, 36, 48}
+int32_t PairExpected1();              // 90
+std::vector<float> ScaleInput();     // {1, 2, 3, 4}
+std::vector<float> ScaleExpected();  // {3, 5, 7, 9}
+
+}  // namespace mlf::tvm_testing
+
+#endif  // MLFKIT_TESTS_TVM_FIXTURES_TVM_FIXTURES_H_
