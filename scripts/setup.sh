@@ -13,6 +13,8 @@ PACKAGES=(
   json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3
   # firmware projects: Cortex-M cross compiler, its C library, the MPS2 boards in QEMU
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its ASan/UBSan runtimes
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()
