@@ -205,13 +205,16 @@ class CrashSafetyTest : public ::testing::Test {
     env_ = ChildEnvironment(tmpdir_);
   }
 
-  // Runs the writer once to completion; returns the state of its output and
-  // the time it took.
+  // Runs the writer to completion twice (the second time with warm caches);
+  // returns the state of its output and the shorter of the two durations.
   std::pair<std::string, double> Reference(const Writer& w) {
-    const auto start = std::chrono::steady_clock::now();
-    CommandResult r = RunCommand(w.argv, Deterministic(tmpdir_));
-    const double seconds = Seconds(std::chrono::steady_clock::now() - start);
-    EXPECT_EQ(r.exit_code, 0) << Describe(w.argv, r);
+    double seconds = 1e9;
+    for (int i = 0; i < 2; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      CommandResult r = RunCommand(w.argv, Deterministic(tmpdir_));
+      seconds = std::min(seconds, Seconds(std::chrono::steady_clock::now() - start));
+      EXPECT_EQ(r.exit_code, 0) << Describe(w.argv, r);
+    }
     FileState state = StateOf(w.dest);
     EXPECT_TRUE(state.has_value()) << w.dest;
     ExpectValid(w);
