@@ -50,7 +50,9 @@ Result<Shape> ReshapeShape(const ir::Node& node, const std::vector<InputInfo>& i
         out[d] = x[d];
       }
     }
-    known *= out[d];
+    if (__builtin_mul_overflow(known, out[d], &known)) {
+      return Invalid(node, "shape " + Ints(target) + " has more elements than a 64-bit count holds");
+    }
   }
   const int64_t total = Product(x, 0, x.size());
   if (infer_at >= 0) {

@@ -68,6 +68,11 @@ TEST(Reshape, Errors) {
   EXPECT_EQ(e, "node 'r' (Reshape): shape [0, -1] has both -1 and 0 with allowzero=1");
   ReshapeTo({6}, {-2, -3}, 0, &e);
   EXPECT_EQ(e, "node 'r' (Reshape): shape [-2, -3] has a negative dimension other than -1");
+  // Found by the onnx fuzzer: the product of the target overflowed int64.
+  ReshapeTo({4}, {5, 3689348814741910324}, 0, &e);
+  EXPECT_EQ(e, "node 'r' (Reshape): shape [5, 3689348814741910324] has more elements than a 64-bit count holds");
+  ReshapeTo({4}, {4294967296, 4294967296, -1}, 0, &e);
+  EXPECT_EQ(e, "node 'r' (Reshape): shape [4294967296, 4294967296, -1] has more elements than a 64-bit count holds");
 
   OpTest t("Reshape", "r");
   t.Input("x", DType::kFloat32, {2, 3});
