@@ -29,7 +29,7 @@ const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
       &ExportCommand(), &PackCommand(),   &UnpackCommand(), &InspectCommand(),
       &VerifyCommand(), &KeygenCommand(), &SignCommand(),   &RunCommand(),
-      &BenchCommand(),  &ProjectCommand(),
+      &BenchCommand(),  &ProjectCommand(), &UpgradeCommand(),
   };
   return commands;
 }

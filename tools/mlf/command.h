@@ -46,6 +46,7 @@ const Command& SignCommand();
 const Command& RunCommand();
 const Command& BenchCommand();
 const Command& ProjectCommand();
+const Command& UpgradeCommand();
 
 // Every subcommand, in the order `mlf help` lists them.
 const std::vector<const Command*>& AllCommands();

@@ -31,7 +31,8 @@
  *   4. restores `current_run` and checks that every allocation was freed.
  * There is no global mutable state: the memory is the executor's, the
  * bookkeeping lives on the calling thread's stack, and the only static
- * variables are thread-local (the current run and the last error message).
+ * variables are thread-local (the current run and the last error message;
+ * plain statics on bare-metal targets, which have one thread).
  * Any number of threads may run any number of executors of one library at
  * once - as long as the generated code itself keeps no mutable static data
  * (USMP pools as static arrays do: the host loader serialises the runs of
@@ -39,11 +40,15 @@
  */
 #include <setjmp.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
+/* Thread-local where there are threads. Bare-metal firmware (no OS: e.g.
+ * arm-none-eabi, where __thread needs an __aeabi_read_tp the C library does
+ * not provide) runs one thread, so plain static storage is the same thing. */
+#if !(defined(__linux__) || defined(__unix__) || defined(__APPLE__) || defined(_WIN32))
+#define MLF_TVM_THREAD_LOCAL
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
 #define MLF_TVM_THREAD_LOCAL _Thread_local
 #else
 #define MLF_TVM_THREAD_LOCAL __thread
@@ -76,6 +81,27 @@ struct mlf_tvm_run {
 static MLF_TVM_THREAD_LOCAL struct mlf_tvm_run* current_run;
 static MLF_TVM_THREAD_LOCAL char last_error[MLF_TVM_ERROR_BYTES];
 
+/* Message building without stdio: firmware that links this runtime stays
+ * free of printf and of the heap newlib's stdio needs. Each appends to
+ * `buf` (MLF_TVM_ERROR_BYTES) at `at`, truncating, and returns the new end. */
+static size_t put_text(char* buf, size_t at, const char* text) {
+  while (*text != '\0' && at + 1 < MLF_TVM_ERROR_BYTES) buf[at++] = *text++;
+  buf[at] = '\0';
+  return at;
+}
+
+static size_t put_number(char* buf, size_t at, uint64_t value, unsigned base) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = "0123456789abcdef"[value % base];
+    value /= base;
+  } while (value != 0);
+  while (n > 0 && at + 1 < MLF_TVM_ERROR_BYTES) buf[at++] = digits[--n];
+  buf[at] = '\0';
+  return at;
+}
+
 static void set_error(const char* message) {
   if (message == NULL) message = "(null)";
   size_t n = strlen(message);
@@ -103,24 +129,30 @@ MLF_TVM_EXPORT void* TVMBackendAllocWorkspace(int device_type, int device_id, ui
     return NULL;
   }
   if (device_type != MLF_TVM_DEVICE_CPU) {
-    snprintf(message, sizeof message,
-             "TVMBackendAllocWorkspace: device type %d is not the CPU (1)", device_type);
+    size_t at = put_text(message, 0, "TVMBackendAllocWorkspace: device type ");
+    if (device_type < 0) at = put_text(message, at, "-");
+    at = put_number(message, at, device_type < 0 ? 0u - (uint64_t)device_type : (uint64_t)device_type, 10);
+    put_text(message, at, " is not the CPU (1)");
     set_error(message);
     return NULL;
   }
   const uint64_t rounded = (nbytes + (MLF_TVM_ALIGNMENT - 1)) / MLF_TVM_ALIGNMENT * MLF_TVM_ALIGNMENT;
   if (rounded < nbytes || rounded > run->size - run->top) {
-    snprintf(message, sizeof message,
-             "TVMBackendAllocWorkspace: workspace exhausted: %llu bytes requested, %llu of "
-             "%llu bytes in use (metadata memory.functions.main[0].workspace_size_bytes)",
-             (unsigned long long)nbytes, (unsigned long long)run->top,
-             (unsigned long long)run->size);
+    size_t at = put_text(message, 0, "TVMBackendAllocWorkspace: workspace exhausted: ");
+    at = put_number(message, at, nbytes, 10);
+    at = put_text(message, at, " bytes requested, ");
+    at = put_number(message, at, run->top, 10);
+    at = put_text(message, at, " of ");
+    at = put_number(message, at, run->size, 10);
+    put_text(message, at,
+             " bytes in use (metadata memory.functions.main[0].workspace_size_bytes)");
     set_error(message);
     return NULL;
   }
   if (run->live == MLF_TVM_MAX_LIVE) {
-    snprintf(message, sizeof message,
-             "TVMBackendAllocWorkspace: more than %d live workspace allocations", MLF_TVM_MAX_LIVE);
+    size_t at = put_text(message, 0, "TVMBackendAllocWorkspace: more than ");
+    at = put_number(message, at, MLF_TVM_MAX_LIVE, 10);
+    put_text(message, at, " live workspace allocations");
     set_error(message);
     return NULL;
   }
@@ -172,11 +204,13 @@ MLF_TVM_EXPORT int TVMBackendParallelBarrier(int task_id, mlf_tvm_parallel_env* 
 
 MLF_TVM_EXPORT void TVMPlatformAbort(int error_code) {
   char message[MLF_TVM_ERROR_BYTES];
-  snprintf(message, sizeof message, "TVMPlatformAbort(0x%x) called by the generated code",
-           (unsigned)error_code);
+  size_t at = put_text(message, 0, "TVMPlatformAbort(0x");
+  at = put_number(message, at, (unsigned)error_code, 16);
+  put_text(message, at, ") called by the generated code");
   set_error(message);
   if (current_run != NULL) longjmp(current_run->abort_point, 1);
-  fprintf(stderr, "%s outside a run\n", message);
+  /* Outside a run there is nowhere to return to; the message stays in
+   * TVMGetLastError() for a debugger. */
   abort();
 }
 
@@ -200,9 +234,9 @@ MLF_TVM_EXPORT int32_t mlf_tvm_run_with_workspace(void* workspace, uint64_t work
   current_run = run.outer;
   if (rc == 0 && run.live != 0) {
     char message[MLF_TVM_ERROR_BYTES];
-    snprintf(message, sizeof message,
-             "the generated code returned with %u workspace allocation(s) not freed",
-             (unsigned)run.live);
+    size_t at = put_text(message, 0, "the generated code returned with ");
+    at = put_number(message, at, run.live, 10);
+    put_text(message, at, " workspace allocation(s) not freed");
     set_error(message);
     rc = MLF_TVM_LEAKED;
   }

@@ -1,0 +1,76 @@
+// mlf upgrade: a TVM archive (metadata versions 5-7) -> a version-8 archive.
+#include <iostream>
+
+#include "artifact/pack.h"
+#include "loader/tvm_upgrade/upgrade.h"
+#include "tools/mlf/command.h"
+#include "tools/mlf/progress.h"
+
+namespace mlf::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: mlf upgrade ARCHIVE -o OUT [--no-host-lib] [--compress none|gzip|zstd]\n\n"
+    "Rewrites ARCHIVE, a Model Library Format archive written by Apache TVM\n"
+    "(metadata versions 5, 6 and 7), as a self-contained version-8 archive that\n"
+    "mlf run, mlf bench and mlf project use like any other and that computes the\n"
+    "same outputs. Each TVM AOT module with the C interface gets:\n"
+    "  - version-8 metadata: TVM's tensor names, C names, dtypes and shapes (from\n"
+    "    the Relay text or graph JSON), workspace, parameters, digests;\n"
+    "  - TVM's C sources, with its run wrapper tvmgen_<mod>_run renamed\n"
+    "    tvmgen_<mod>_tvm_run and USMP pools moved into the caller's workspace,\n"
+    "    plus an adapter implementing ABI version 1 and the compatibility runtime\n"
+    "    and headers, so the archive builds on its own;\n"
+    "  - a host library, when the code builds for this host (not for code that\n"
+    "    targets another architecture: that archive is for mlf project).\n"
+    "Every member of the original is kept under src/tvm/. Refused, with the\n"
+    "reason: version-8 archives, archives that do not verify, operator-style and\n"
+    "graph-executor modules, the packed API, unknown shapes. OUT is written\n"
+    "atomically and deterministically: upgrading twice gives identical bytes.\n\n"
+    "options:\n"
+    "  -o, --output OUT      archive to write (required)\n"
+    "  --no-host-lib         do not build host libraries (loaders compile on first use)\n"
+    "  --compress KIND       none (default), gzip or zstd\n";
+
+Result<Compression> ParseCompression(const std::string& text) {
+  if (text == "none") return Compression::kNone;
+  if (text == "gzip") return Compression::kGzip;
+  if (text == "zstd") return Compression::kZstd;
+  return InvalidArgument("--compress must be none, gzip or zstd, not '" + text + "'");
+}
+
+int RunUpgrade(const ParsedArgs& args) {
+  int code = kExitOk;
+  if (!ExpectPositionals("upgrade", args, 1, 1, &code)) return code;
+  if (!args.Has("output")) return ReportUsageError("upgrade", "missing required option '-o OUT'");
+  Result<Compression> compression = ParseCompression(args.Get("compress", "none"));
+  if (!compression.ok()) return ReportUsageError("upgrade", compression.status().message());
+  Result<int64_t> mtime = ArchiveMtimeFromEnvironment();
+  if (!mtime.ok()) return ReportFailure(mtime.status());
+
+  Progress progress("upgrading");
+  UpgradeOptions options;
+  options.build_host_library = !args.Has("no-host-lib");
+  options.compression = *compression;
+  options.mtime = *mtime;
+  options.progress = progress.Callback();
+  const std::string out = args.Get("output");
+  Result<UpgradeResult> result = UpgradeTvmArchive(args.positionals()[0], out, options);
+  if (!result.ok()) return ReportFailure(result.status());
+  for (const std::string& note : result->notes) std::cout << "note: " << note << "\n";
+  std::cout << "upgraded " << result->metadata.modules.size() << " module(s) to version 8: " << out
+            << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command& UpgradeCommand() {
+  static const Command command{
+      "upgrade", "rewrite a TVM archive (metadata 5-7) as a version-8 archive", kUsage,
+      {{"output", true, false, "o"}, {"no-host-lib", false, false, ""}, {"compress", true, false, ""}},
+      RunUpgrade};
+  return command;
+}
+
+}  // namespace mlf::cli
