@@ -36,14 +36,28 @@
  * once - as long as the generated code itself keeps no mutable static data
  * (USMP pools as static arrays do: the host loader serialises the runs of
  * each TVM module for that reason).
+ *
+ * Firmware. `mlf project` compiles this same file into firmware projects of
+ * TVM archives, with MLF_TVM_BARE_METAL defined on Cortex-M boards: no
+ * threads there, so the two thread-local variables become plain statics
+ * (the toolchain has no thread pointer); at most MLF_TVM_MAX_LIVE (64 there)
+ * allocations are live at once, so a run's bookkeeping stays small on a
+ * small stack; TVMPlatformAbort outside a run traps (the startup code's fault
+ * handler reports it) instead of printing. Messages are formatted here
+ * without printf on every platform: newlib's printf family allocates, and
+ * firmware links no allocator.
  */
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
+#ifndef MLF_TVM_BARE_METAL
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+#endif
 
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
+#if defined(MLF_TVM_BARE_METAL)
+#define MLF_TVM_THREAD_LOCAL
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
 #define MLF_TVM_THREAD_LOCAL _Thread_local
 #else
 #define MLF_TVM_THREAD_LOCAL __thread
@@ -55,7 +69,13 @@
 #define MLF_TVM_ALIGNMENT 16u
 /* Live allocations one run may hold at once (TVM's code frees each
  * intermediate right after its last use; models need a few dozen). */
+#ifndef MLF_TVM_MAX_LIVE
+#ifdef MLF_TVM_BARE_METAL
+#define MLF_TVM_MAX_LIVE 64
+#else
 #define MLF_TVM_MAX_LIVE 1024
+#endif
+#endif
 #define MLF_TVM_ERROR_BYTES 512
 #define MLF_TVM_DEVICE_CPU 1
 
@@ -84,6 +104,39 @@ static void set_error(const char* message) {
   last_error[n] = '\0';
 }
 
+/* A message under construction (always terminated, cut at the buffer's end). */
+struct mlf_tvm_text {
+  char text[MLF_TVM_ERROR_BYTES];
+  size_t used;
+};
+
+static void text_add(struct mlf_tvm_text* t, const char* s) {
+  while (*s != '\0' && t->used + 1 < sizeof t->text) t->text[t->used++] = *s++;
+  t->text[t->used] = '\0';
+}
+
+static void text_number(struct mlf_tvm_text* t, uint64_t value, unsigned base) {
+  char digits[24];
+  char in_order[24];
+  int n = 0;
+  do {
+    digits[n++] = "0123456789abcdef"[value % base];
+    value /= base;
+  } while (value != 0);
+  for (int i = 0; i < n; ++i) in_order[i] = digits[n - 1 - i];
+  in_order[n] = '\0';
+  text_add(t, in_order);
+}
+
+static void text_signed(struct mlf_tvm_text* t, int64_t value) {
+  if (value < 0) {
+    text_add(t, "-");
+    text_number(t, 0u - (uint64_t)value, 10);
+  } else {
+    text_number(t, (uint64_t)value, 10);
+  }
+}
+
 MLF_TVM_EXPORT void TVMAPISetLastError(const char* msg) { set_error(msg); }
 
 MLF_TVM_EXPORT const char* TVMGetLastError(void) { return last_error; }
@@ -94,7 +147,7 @@ MLF_TVM_EXPORT const char* mlf_tvm_last_error(void) { return last_error; }
 MLF_TVM_EXPORT void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
                                               int dtype_code_hint, int dtype_bits_hint) {
   struct mlf_tvm_run* run = current_run;
-  char message[MLF_TVM_ERROR_BYTES];
+  struct mlf_tvm_text message = {{0}, 0};
   (void)device_id;
   (void)dtype_code_hint;
   (void)dtype_bits_hint;
@@ -103,25 +156,29 @@ MLF_TVM_EXPORT void* TVMBackendAllocWorkspace(int device_type, int device_id, ui
     return NULL;
   }
   if (device_type != MLF_TVM_DEVICE_CPU) {
-    snprintf(message, sizeof message,
-             "TVMBackendAllocWorkspace: device type %d is not the CPU (1)", device_type);
-    set_error(message);
+    text_add(&message, "TVMBackendAllocWorkspace: device type ");
+    text_signed(&message, device_type);
+    text_add(&message, " is not the CPU (1)");
+    set_error(message.text);
     return NULL;
   }
   const uint64_t rounded = (nbytes + (MLF_TVM_ALIGNMENT - 1)) / MLF_TVM_ALIGNMENT * MLF_TVM_ALIGNMENT;
   if (rounded < nbytes || rounded > run->size - run->top) {
-    snprintf(message, sizeof message,
-             "TVMBackendAllocWorkspace: workspace exhausted: %llu bytes requested, %llu of "
-             "%llu bytes in use (metadata memory.functions.main[0].workspace_size_bytes)",
-             (unsigned long long)nbytes, (unsigned long long)run->top,
-             (unsigned long long)run->size);
-    set_error(message);
+    text_add(&message, "TVMBackendAllocWorkspace: workspace exhausted: ");
+    text_number(&message, nbytes, 10);
+    text_add(&message, " bytes requested, ");
+    text_number(&message, run->top, 10);
+    text_add(&message, " of ");
+    text_number(&message, run->size, 10);
+    text_add(&message, " bytes in use (metadata memory.functions.main[0].workspace_size_bytes)");
+    set_error(message.text);
     return NULL;
   }
   if (run->live == MLF_TVM_MAX_LIVE) {
-    snprintf(message, sizeof message,
-             "TVMBackendAllocWorkspace: more than %d live workspace allocations", MLF_TVM_MAX_LIVE);
-    set_error(message);
+    text_add(&message, "TVMBackendAllocWorkspace: more than ");
+    text_number(&message, MLF_TVM_MAX_LIVE, 10);
+    text_add(&message, " live workspace allocations");
+    set_error(message.text);
     return NULL;
   }
   run->offsets[run->live++] = run->top;
@@ -171,13 +228,18 @@ MLF_TVM_EXPORT int TVMBackendParallelBarrier(int task_id, mlf_tvm_parallel_env* 
 }
 
 MLF_TVM_EXPORT void TVMPlatformAbort(int error_code) {
-  char message[MLF_TVM_ERROR_BYTES];
-  snprintf(message, sizeof message, "TVMPlatformAbort(0x%x) called by the generated code",
-           (unsigned)error_code);
-  set_error(message);
+  struct mlf_tvm_text message = {{0}, 0};
+  text_add(&message, "TVMPlatformAbort(0x");
+  text_number(&message, (unsigned)error_code, 16);
+  text_add(&message, ") called by the generated code");
+  set_error(message.text);
   if (current_run != NULL) longjmp(current_run->abort_point, 1);
-  fprintf(stderr, "%s outside a run\n", message);
+#ifdef MLF_TVM_BARE_METAL
+  __builtin_trap(); /* the startup code's fault handler reports it and stops */
+#else
+  fprintf(stderr, "%s outside a run\n", message.text);
   abort();
+#endif
 }
 
 MLF_TVM_EXPORT int32_t mlf_tvm_run_with_workspace(void* workspace, uint64_t workspace_size,
@@ -199,11 +261,11 @@ MLF_TVM_EXPORT int32_t mlf_tvm_run_with_workspace(void* workspace, uint64_t work
   }
   current_run = run.outer;
   if (rc == 0 && run.live != 0) {
-    char message[MLF_TVM_ERROR_BYTES];
-    snprintf(message, sizeof message,
-             "the generated code returned with %u workspace allocation(s) not freed",
-             (unsigned)run.live);
-    set_error(message);
+    struct mlf_tvm_text message = {{0}, 0};
+    text_add(&message, "the generated code returned with ");
+    text_number(&message, run.live, 10);
+    text_add(&message, " workspace allocation(s) not freed");
+    set_error(message.text);
     rc = MLF_TVM_LEAKED;
   }
   return rc;
