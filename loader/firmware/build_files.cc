@@ -73,7 +73,13 @@ Result<std::string> Makefile(const ProjectPlan& plan) {
   v["ARCH_FLAGS"] = Join(p.arch_flags, " ");
   v["MODEL_SOURCES"] = MakeList(plan.model_sources);
   v["SUPPORT_SOURCES"] = MakeList(plan.support_sources);
-  v["DEFINES"] = p.cortex_m ? " -DMLF_SEMIHOSTING" : "";
+  std::string defines;
+  for (const std::string& d : plan.defines) defines += " -D" + d;
+  v["DEFINES"] = defines;
+  std::string includes;
+  for (const std::string& dir : plan.include_dirs) includes += (includes.empty() ? "-I" : " -I") + dir;
+  v["INCLUDE_FLAGS"] = includes;
+  v["MODEL_CFLAGS"] = plan.model_flags.empty() ? "" : " " + plan.model_flags;
   v["LINK_FLAGS"] = p.cortex_m ? std::string(" -T platform/mps2.ld ") + kCortexMLinkFlags : "";
   v["LINK_DEPENDS"] = p.cortex_m ? " platform/mps2.ld" : "";
   v["RUN_COMMAND"] = RunCommandText(p);
@@ -89,7 +95,17 @@ Result<std::string> CMakeLists(const ProjectPlan& plan) {
   v["SUPPORT_SOURCES"] = CMakeList(plan.support_sources);
   v["CMAKE_PROJECT"] = "mlf_firmware";
   v["TOOLCHAIN"] = p.cortex_m ? kCMakeToolchain : "";
-  v["DEFINES"] = p.cortex_m ? "target_compile_definitions(app PRIVATE MLF_SEMIHOSTING)\n" : "";
+  v["DEFINES"] = plan.defines.empty() ? ""
+                                      : "target_compile_definitions(app PRIVATE " +
+                                            Join(plan.defines, " ") + ")\n";
+  v["INCLUDE_DIRS"] = Join(plan.include_dirs, " ");
+  std::string model_options = "-O2";
+  for (size_t start = 0, end; start < plan.model_flags.size(); start = end + 1) {
+    end = plan.model_flags.find(' ', start);
+    if (end == std::string::npos) end = plan.model_flags.size();
+    model_options += ";" + plan.model_flags.substr(start, end - start);
+  }
+  v["MODEL_OPTIONS"] = model_options;
   v["COMPILE_OPTIONS"] = arch + "-Wall -ffunction-sections -fdata-sections";
   v["LINK_OPTIONS"] = arch + (p.cortex_m ? script + kCortexMLinkFlags + "\n    " : "") +
                       "-Wl,--gc-sections -Wl,-Map=${CMAKE_BINARY_DIR}/app.map";

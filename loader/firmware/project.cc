@@ -1,9 +1,13 @@
 #include "loader/firmware/project.h"
 
+#include "artifact/tvm_metadata.h"
 #include "loader/firmware/build_files.h"
 #include "loader/firmware/project_readme.h"
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
+#include "loader/firmware/tvm_sources.h"
+#include "loader/firmware/tvm_support.h"
+#include "loader/tvm_compat/compat.h"
 
 namespace mlf::firmware {
 namespace {
@@ -39,7 +43,16 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan,
     files.push_back(
         {m.constants_source, ParametersSource(m, input.members.at(m.constants_member))});
   }
-  MLF_RETURN_IF_ERROR(Add(&files, "src/main.c", MainSource(plan)));
+  if (plan.tvm) {
+    // mlfkit's stand-ins for TVM's runtime headers and runtime (loader/tvm_compat).
+    for (const tvm_compat::File& f : tvm_compat::Files()) {
+      files.push_back({"mlf_tvm/" + std::string(f.path), std::string(f.content)});
+    }
+    for (const ModulePlan& m : plan.modules) {
+      if (!m.graph_params.empty()) files.push_back({GraphParametersPath(m), GraphParametersSource(m)});
+    }
+  }
+  MLF_RETURN_IF_ERROR(Add(&files, "src/main.c", plan.tvm ? TvmMainSource(plan) : MainSource(plan)));
   files.push_back({"src/model_data.h", ModelDataHeader(plan)});
   if (!plan.samples.empty()) files.push_back({"src/sample_inputs.c", SampleInputsSource(plan)});
   MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_print.c", "mlf_print.c"));
@@ -59,10 +72,14 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
   MLF_ASSIGN_OR_RETURN(Platform platform, FindPlatform(options.platform));
   MLF_RETURN_IF_ERROR(CheckProjectDirectory(dir));
   MLF_ASSIGN_OR_RETURN(ProjectInput input, ReadProjectInput(archive, options.verify));
+  std::map<std::string, ModuleKind> tvm_kinds;
+  if (IsTvmMetadataVersion(input.metadata.version)) {
+    MLF_ASSIGN_OR_RETURN(tvm_kinds, PrepareTvmMetadata(&input.metadata, platform));
+  }
   MLF_ASSIGN_OR_RETURN(SampleInputs samples,
                        ReadSampleInputs(input.metadata, options.sample_inputs));
-  MLF_ASSIGN_OR_RETURN(ProjectPlan plan,
-                       PlanProject(input, platform, std::move(samples), BaseName(archive)));
+  MLF_ASSIGN_OR_RETURN(ProjectPlan plan, PlanProject(input, platform, std::move(samples),
+                                                     BaseName(archive), tvm_kinds));
   MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input));
   MLF_RETURN_IF_ERROR(WriteProject(dir, files));
   GeneratedProject project;

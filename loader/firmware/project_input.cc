@@ -2,11 +2,14 @@
 
 #include <utility>
 
+#include "artifact/tvm_metadata.h"
+
 namespace mlf::firmware {
 namespace {
 
 bool Kept(const std::string& path) {
-  for (const char* prefix : {"codegen/host/src/", "codegen/host/include/", "parameters/"}) {
+  for (const char* prefix : {"codegen/host/src/", "codegen/host/include/", "parameters/",
+                             "runtime/include/", "executor-config/graph/"}) {
     if (path.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -18,11 +21,11 @@ class Capture : public MemberConsumer {
   explicit Capture(std::map<std::string, std::string>* members) : members_(members) {}
 
   Status OnMetadata(const Metadata& metadata) override {
-    if (metadata.version != kMetadataVersion) {
-      return FailedPrecondition("mlf project needs a version-" + std::to_string(kMetadataVersion) +
-                                " archive, this one is version " +
-                                std::to_string(metadata.version) +
-                                ": convert it with `mlf upgrade`");
+    if (metadata.version != kMetadataVersion && !IsTvmMetadataVersion(metadata.version)) {
+      return FailedPrecondition("mlf project reads archives of version " +
+                                std::to_string(kMetadataVersion) +
+                                " and TVM's versions 5-7, this one is version " +
+                                std::to_string(metadata.version));
     }
     uint64_t total = 0;
     for (const auto& [path, entry] : metadata.files) {
@@ -61,7 +64,9 @@ class Capture : public MemberConsumer {
 Result<ProjectInput> ReadProjectInput(const std::string& archive, const VerifyOptions& options) {
   ProjectInput input;
   Capture capture(&input.members);
-  Result<VerifyReport> report = VerifyArchive(archive, options, &capture);
+  VerifyOptions verify = options;
+  verify.accept_tvm = true;
+  Result<VerifyReport> report = VerifyArchive(archive, verify, &capture);
   if (!report.ok()) return report.status().WithContext(archive);
   input.report = std::move(*report);
   input.report.metadata_bytes.clear();

@@ -3,11 +3,13 @@
 // is returned unless the whole archive verified, so a project is never
 // generated from unverified bytes.
 //
-// Only version-8 archives are accepted: TVM archives (versions 5-7) must be
-// upgraded with `mlf upgrade` first. Members kept: the generated C sources
-// (codegen/host/src/), the headers (codegen/host/include/) and parameter
-// blobs (parameters/). Host libraries and provenance members are verified
-// but not read into memory.
+// Version-8 archives and TVM archives (versions 5-7, read into the same
+// model with ModuleMetadata::tvm set; what verification proves for them is
+// in artifact/verify.h). Members kept: the generated C sources
+// (codegen/host/src/), the headers (codegen/host/include/), parameter
+// blobs (parameters/) and, from TVM archives, the bundled runtime headers
+// (runtime/include/) and graph executor JSON (executor-config/graph/). Host
+// libraries and provenance members are verified but not read into memory.
 #ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_INPUT_H_
 #define MLFKIT_LOADER_FIRMWARE_PROJECT_INPUT_H_
 

@@ -9,9 +9,14 @@
 //   src/main.c, src/model_data.h, src/sample_inputs.c, src/mlf_print.[ch]
 //   platform/startup.c, platform/mps2.ld          (Cortex-M only)
 //   Makefile, CMakeLists.txt, README.md
+// and for TVM archives (tvm_project.h):
+//   runtime/include/...           the archive's bundled TVM runtime headers, if any
+//   mlf_tvm/include/..., mlf_tvm/src/mlf_tvm_runtime.c   mlfkit's compatibility layer
+//   parameters/<mod>_params.c     a graph executor module's .params as const arrays
 #ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
 #define MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +26,7 @@
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/sample_input.h"
+#include "loader/firmware/tvm_graph.h"
 
 namespace mlf::firmware {
 
@@ -34,15 +40,41 @@ struct TensorPlan {
   std::string label;          // printed name: "<c_name>", or "<mod>.<c_name>" with several modules
 };
 
+// How main.c calls a module.
+enum class ModuleKind {
+  kMlf,          // mlfkit's ABI: tvmgen_<mod>_run(inputs, outputs, pools)
+  kTvmAot,       // TVM AOT, C interface: tvmgen_<mod>_run(inputs, outputs)
+  kTvmGraph,     // TVM graph executor: its packed functions in graph order
+  kTvmOperator,  // TVM operator style: each operator's packed function
+};
+
+// A graph executor parameter as a const array (parameters/<mod>_params.c).
+struct GraphParam {
+  std::string name;    // in the .params file
+  std::string array;   // C identifier
+  std::string bytes;   // the tensor's data
+  int storage_id = 0;  // the graph storage it stands for
+};
+
 struct ModulePlan {
   std::string name;    // the metadata key
   std::string c_name;  // sanitised: tvmgen_<c_name>_run
   const ModuleMetadata* metadata = nullptr;
+  ModuleKind kind = ModuleKind::kMlf;
   std::vector<TensorPlan> inputs, outputs;
   std::string workspace;         // static workspace array; "" when the size is 0
   std::string constants;         // const parameter array; "" unless file storage
   std::string constants_source;  // "parameters/<c_name>_params.c"
   std::string constants_member;  // the blob's archive member
+  // TVM modules: the workspace behind TVMBackendAllocWorkspace, in bytes.
+  uint64_t workspace_bytes = 0;
+  // Static RAM the module's buffers take, for the fit check.
+  uint64_t ram_bytes = 0;
+  // kTvmGraph: the program, the storage arrays by storage id ("" for
+  // parameters, which stay in flash) and the parameters.
+  GraphProgram graph;
+  std::map<int, std::string> storage;
+  std::vector<GraphParam> graph_params;
 };
 
 struct ProjectPlan {
@@ -54,6 +86,10 @@ struct ProjectPlan {
   std::vector<std::string> support_sources;  // everything else that is compiled, for size
   std::vector<std::string> copied_members;   // archive members copied as they are
   SampleInputs samples;                      // (module, input index) -> bytes
+  bool tvm = false;                          // a TVM archive (metadata versions 5-7)
+  std::vector<std::string> include_dirs;     // -I, in order
+  std::vector<std::string> defines;          // -D
+  std::string model_flags;                   // extra flags of the model sources
 };
 
 // Plans the project for `input` on `platform`. Refuses archives a project
@@ -61,8 +97,11 @@ struct ProjectPlan {
 // codegen/host/src/ or whose path is not build-safe (c_text.h), a missing
 // interface header, and, on Cortex-M, parameters or buffers that do not fit
 // the board's flash or RAM. `input` must outlive the plan.
+// `tvm_kinds` (TVM archives only, tvm_support.h) says how each module is
+// called; `input.metadata` must then be the view PrepareTvmMetadata made.
 Result<ProjectPlan> PlanProject(const ProjectInput& input, const Platform& platform,
-                                SampleInputs samples, const std::string& archive_name);
+                                SampleInputs samples, const std::string& archive_name,
+                                const std::map<std::string, ModuleKind>& tvm_kinds = {});
 
 }  // namespace mlf::firmware
 

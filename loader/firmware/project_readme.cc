@@ -21,7 +21,11 @@ std::string Tensors(const std::vector<TensorPlan>& tensors) {
   return out.empty() ? "none" : out;
 }
 
-std::string Workspace(const ModuleMetadata& m) {
+std::string Workspace(const ModulePlan& plan) {
+  if (plan.kind != ModuleKind::kMlf) {
+    return std::to_string(plan.workspace_bytes) + " bytes (TVMBackendAllocWorkspace)";
+  }
+  const ModuleMetadata& m = *plan.metadata;
   std::string out = std::to_string(m.memory.workspace_size_bytes) + " bytes";
   if (m.memory.workspace_lower_bound_bytes) {
     return out +
@@ -32,6 +36,13 @@ std::string Workspace(const ModuleMetadata& m) {
 }
 
 std::string Parameters(const ModulePlan& m) {
+  if (!m.graph_params.empty()) {
+    uint64_t bytes = 0;
+    for (const GraphParam& p : m.graph_params) bytes += p.bytes.size();
+    return std::to_string(bytes) + " bytes from " + m.metadata->parameters->path + ", `" +
+           m.constants_source + "`";
+  }
+  if (m.kind == ModuleKind::kTvmOperator) return "none";
   if (!m.metadata->parameters) return "none";
   if (m.constants.empty()) return "linked into the code";
   return std::to_string(m.metadata->memory.constants_size_bytes) + " bytes, `" +
@@ -42,7 +53,7 @@ std::string ModuleTable(const ProjectPlan& plan) {
   std::string out;
   for (const ModulePlan& m : plan.modules) {
     out += std::string(out.empty() ? "" : "\n") + "| `" + m.c_name + "` | " + Tensors(m.inputs) +
-           " | " + Tensors(m.outputs) + " | " + Workspace(*m.metadata) + " | " + Parameters(m) +
+           " | " + Tensors(m.outputs) + " | " + Workspace(m) + " | " + Parameters(m) +
            " |";
   }
   return out;
@@ -136,14 +147,74 @@ std::string PlatformLayout(const Platform& p) {
          "platform/mps2.ld        linker script: the memory map below\n";
 }
 
+std::string ModuleNote(const ModulePlan& m) {
+  const std::string c = "`" + m.c_name + "`";
+  switch (m.kind) {
+    case ModuleKind::kTvmAot:
+      return "- " + c + " (AOT executor, C interface): `tvmgen_" + m.c_name +
+             "_run(&inputs, &outputs)` from `tvmgen_" + m.c_name + ".h`, called through "
+             "`mlf_tvm_run_with_workspace`. TVM's code is not reentrant when it keeps USMP pools "
+             "as static arrays.";
+    case ModuleKind::kTvmGraph:
+      return "- " + c + " (graph executor): there is no graph interpreter in the firmware. `mlf "
+             "project` read `" + m.metadata->tvm->graph_path + "` and wrote its nodes as calls of "
+             "their packed functions in `graph_" + m.c_name + "()`, each with `DLTensor` "
+             "arguments over static storage, one array per storage id of TVM's memory plan; the "
+             "parameters from `.params` are const arrays in `" +
+             (m.constants_source.empty() ? std::string("parameters/") : m.constants_source) + "`.";
+    case ModuleKind::kTvmOperator:
+      return "- " + c + " (operator style): `operators_" + m.c_name + "()` calls each operator's "
+             "packed function with `DLTensor`s over its buffers. TVM's metadata does not say which "
+             "buffers an operator writes, so every buffer is an input (`--sample-input` fills it, "
+             "else zeros) and every buffer is printed after the call.";
+    case ModuleKind::kMlf: break;
+  }
+  return "";
+}
+
+std::string ModelLayout(const ProjectPlan& plan) {
+  if (!plan.tvm) {
+    return "codegen/host/include/   the models' C interface: tvmgen_<mod>.h and mlf/model_abi.h\n"
+           "codegen/host/src/       the models' generated C sources, exactly as in the archive\n"
+           "parameters/             parameters the archive keeps in a file, as const arrays (flash)\n";
+  }
+  bool bundled = false;
+  for (const ModulePlan& m : plan.modules) bundled |= m.metadata->tvm->bundled_runtime;
+  return std::string("codegen/host/include/   TVM's C interface headers (AOT modules), as in the archive\n") +
+         "codegen/host/src/       TVM's generated C sources, exactly as in the archive\n" +
+         (bundled ? "runtime/include/        the archive's bundled TVM runtime headers (used first)\n" : "") +
+         "mlf_tvm/                mlfkit's stand-ins for TVM's runtime headers and runtime\n"
+         "parameters/             a graph module's .params as const arrays (flash)\n";
+}
+
+Result<std::string> Calling(const ProjectPlan& plan) {
+  if (!plan.tvm) {
+    std::string examples;
+    for (const ModulePlan& m : plan.modules)
+      examples += (examples.empty() ? "" : "\n") + CallExample(m);
+    return FillTemplate("calling.md", {{"CALL_EXAMPLES", examples}});
+  }
+  std::string notes;
+  bool bundled = false;
+  for (const ModulePlan& m : plan.modules) {
+    notes += (notes.empty() ? "" : "\n") + ModuleNote(m);
+    bundled |= m.metadata->tvm->bundled_runtime;
+  }
+  return FillTemplate(
+      "tvm_calling.md",
+      {{"TVM_VERSION", std::to_string(plan.modules.front().metadata->tvm->version)},
+       {"BUNDLED_TEXT", bundled ? " The archive's own `runtime/include/` comes first on the "
+                                  "include path, so its headers are the ones used."
+                                : ""},
+       {"MODULE_NOTES", notes}});
+}
+
 }  // namespace
 
 Result<std::string> ProjectReadme(const ProjectPlan& plan) {
   const Platform& p = plan.platform;
   const bool several = plan.modules.size() > 1;
-  std::string examples;
-  for (const ModulePlan& m : plan.modules)
-    examples += (examples.empty() ? "" : "\n") + CallExample(m);
+  MLF_ASSIGN_OR_RETURN(std::string calling, Calling(plan));
   return FillTemplate(
       "README.md",
       {{"TITLE", plan.title},
@@ -167,7 +238,8 @@ Result<std::string> ProjectReadme(const ProjectPlan& plan) {
        {"SIZE_HOWTO", SizeHowTo(p)},
        {"SIZE_REPORT", p.cortex_m ? "Not measured yet: `mlf project --build` fills in this table."
                                   : "(Cortex-M platforms only.)"},
-       {"CALL_EXAMPLES", examples}});
+       {"MODEL_LAYOUT", ModelLayout(plan)},
+       {"CALLING", calling}});
 }
 
 Result<std::string> ReplaceSizeReport(std::string_view readme, const std::string& report) {

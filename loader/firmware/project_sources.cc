@@ -14,9 +14,6 @@ namespace {
 // vector loads, which generated kernels may use.
 constexpr int kBufferAlignment = 16;
 
-std::string Describe(const TensorPlan& t) {
-  return "\"" + CCommentText(t.info.name) + "\": " + t.info.dtype + FormatShape(t.info.shape);
-}
 
 // TVMGEN_<MOD>_<NAME>_SIZE, or 1 for an empty tensor (C has no empty arrays).
 std::string SizeMacro(const ModulePlan& m, const TensorPlan& t) {
@@ -36,6 +33,12 @@ std::string Buffers(const ModulePlan& m) {
     return out + "/* no workspace: TVMGEN_" + ToMacroCase(m.c_name) + "_WORKSPACE_SIZE is 0 */\n";
   return out + "static uint8_t " + m.workspace + "[TVMGEN_" + ToMacroCase(m.c_name) +
          "_WORKSPACE_SIZE] __attribute__((aligned(MLF_WORKSPACE_ALIGNMENT)));\n";
+}
+
+}  // namespace
+
+std::string Describe(const TensorPlan& t) {
+  return "\"" + CCommentText(t.info.name) + "\": " + t.info.dtype + FormatShape(t.info.shape);
 }
 
 std::string SetInputs(const ModulePlan& m) {
@@ -66,6 +69,8 @@ std::string Prints(const ModulePlan& m) {
   }
   return out;
 }
+
+namespace {
 
 Result<std::string> ModuleBlock(const ModulePlan& m) {
   return FillTemplate("module.c", {{"MODULE", CCommentText(m.name)},
@@ -110,6 +115,10 @@ std::string ModelDataHeader(const ProjectPlan& plan) {
     if (!m.constants.empty()) {
       out += "/* Module \"" + CCommentText(m.name) + "\": pass as pools.constants. */\n" +
              "extern const uint8_t " + m.constants + "[];\n";
+    }
+    for (const GraphParam& p : m.graph_params) {
+      out += "/* Module \"" + CCommentText(m.name) + "\": graph parameter \"" +
+             CCommentText(p.name) + "\". */\nextern const uint8_t " + p.array + "[];\n";
     }
     for (const TensorPlan& t : m.inputs) {
       if (!t.sample.empty()) {

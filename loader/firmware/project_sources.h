@@ -22,6 +22,15 @@ std::string ModelDataHeader(const ProjectPlan& plan);
 // MLF_WORKSPACE_ALIGNMENT-aligned, described tensor by tensor.
 std::string ParametersSource(const ModulePlan& module, const std::string& blob);
 
+// Pieces of a module's block in main.c, shared with tvm_sources.h: the
+// tensor as a comment ("name": dtype[shape]), the sample copies and
+// `inputs.<c_name> = buffer;` lines, the `outputs.<c_name> = buffer;` lines,
+// and one mlf_print_output() call per output.
+std::string Describe(const TensorPlan& t);
+std::string SetInputs(const ModulePlan& m);
+std::string SetOutputs(const ModulePlan& m);
+std::string Prints(const ModulePlan& m);
+
 // src/sample_inputs.c: every sample input as a const array.
 std::string SampleInputsSource(const ProjectPlan& plan);
 

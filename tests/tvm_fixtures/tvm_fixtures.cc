@@ -632,11 +632,11 @@ extern "C"
 __attribute__((always_inline)) static inline int32_t gemm_1x1x4_body_int8(int8_t* aa, int8_t* bb, int32_t* cc) {
   int32_t a = *(int32_t*)aa;
   int32_t b = *(int32_t*)bb;
-  int32_t a_lo = __SXTB16(a);
-  int32_t a_hi = __SXTB16(__ROR((uint32_t)a, 8));
-  int32_t b_lo = __SXTB16(b);
-  int32_t b_hi = __SXTB16(__ROR((uint32_t)b, 8));
-  cc[0] = __SMLAD(a_lo, b_lo, __SMLAD(a_hi, b_hi, 0));
+  int32_t a_lo = __sxtb16(a);
+  int32_t a_hi = __sxtb16((int32_t)(((uint32_t)a >> 8) | ((uint32_t)a << 24)));
+  int32_t b_lo = __sxtb16(b);
+  int32_t b_hi = __sxtb16((int32_t)(((uint32_t)b >> 8) | ((uint32_t)b << 24)));
+  cc[0] = __smlad(a_lo, b_lo, __smlad(a_hi, b_hi, 0));
   return 0;
 }
 
@@ -1020,5 +1020,7 @@ int32_t PairExpected1() { return 90; }
 std::vector<float> ScaleInput() { return {1.0f, 2.0f, 3.0f, 4.0f}; }
 // 2x + 1
 std::vector<float> ScaleExpected() { return {3.0f, 5.0f, 7.0f, 9.0f}; }
+
+std::vector<int8_t> ArmWeights() { return {1, -1, 2, -2}; }
 
 }  // namespace mlf::tvm_testing

@@ -32,8 +32,11 @@
 //                  executor-config/graph/graph.json, .params with three tensors
 //                  (p0 float32[3,4], p1 float32[3], p2 int32[2]).
 //   OperatorV5()   v5 operator style: one "add" function, buffers A, B, C.
-//   ArmV7()        v7 AOT whose operator uses __SMLAD from <arm_acle.h>, target
-//                  "c -keys=arm_cpu,cpu -mcpu=cortex-m4".
+//   ArmV7()        v7 AOT whose operator uses __smlad and __sxtb16 from
+//                  <arm_acle.h> (the ACLE names: GCC's arm_acle.h has no CMSIS
+//                  __SMLAD), target "c -keys=arm_cpu,cpu -mcpu=cortex-m4".
+//                  Input "input" int8[1,4], output "output" int32[1,1] =
+//                  dot(input, ArmWeights()).
 //   BundledV7()    DenseV7 plus TVM's bundled runtime/include (standalone CRT
 //                  headers defining MLF_FIXTURE_BUNDLED_CRT, which the code
 //                  requires), templates/ and external_dependencies.
@@ -99,6 +102,7 @@ std::vector<int8_t> PairExpected0();  // {12, 24, 36, 48}
 int32_t PairExpected1();              // 90
 std::vector<float> ScaleInput();     // {1, 2, 3, 4}
 std::vector<float> ScaleExpected();  // {3, 5, 7, 9}
+std::vector<int8_t> ArmWeights();    // {1, -1, 2, -2}
 
 }  // namespace mlf::tvm_testing
 

@@ -31,22 +31,40 @@
  *   4. restores `current_run` and checks that every allocation was freed.
  * There is no global mutable state: the memory is the executor's, the
  * bookkeeping lives on the calling thread's stack, and the only static
- * variables are thread-local (the current run and the last error message;
- * plain statics on bare-metal targets, which have one thread).
+ * variables are thread-local (the current run and the last error message).
  * Any number of threads may run any number of executors of one library at
  * once - as long as the generated code itself keeps no mutable static data
  * (USMP pools as static arrays do: the host loader serialises the runs of
  * each TVM module for that reason).
+ *
+ * Firmware. `mlf project` compiles this same file into firmware projects of
+ * TVM archives, with MLF_TVM_BARE_METAL defined on Cortex-M boards: no
+ * threads there, so the two thread-local variables become plain statics
+ * (the toolchain has no thread pointer); at most MLF_TVM_MAX_LIVE (64 there)
+ * allocations are live at once, so a run's bookkeeping stays small on a
+ * small stack; TVMPlatformAbort outside a run traps (the startup code's fault
+ * handler reports it) instead of printing. Messages are formatted here
+ * without printf on every platform: newlib's printf family allocates, and
+ * firmware links no allocator.
  */
+/* A build without an operating system is bare metal even when the project
+ * did not say so: version-8 projects of upgraded TVM archives (mlf upgrade)
+ * compile this file through the generic firmware path, which does not know
+ * about MLF_TVM_BARE_METAL. */
+#if !defined(MLF_TVM_BARE_METAL) && \
+    !(defined(__linux__) || defined(__unix__) || defined(__APPLE__) || defined(_WIN32))
+#define MLF_TVM_BARE_METAL 1
+#endif
+
 #include <setjmp.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
+#ifndef MLF_TVM_BARE_METAL
+#include <stdio.h>
+#include <stdlib.h>
+#endif
 
-/* Thread-local where there are threads. Bare-metal firmware (no OS: e.g.
- * arm-none-eabi, where __thread needs an __aeabi_read_tp the C library does
- * not provide) runs one thread, so plain static storage is the same thing. */
-#if !(defined(__linux__) || defined(__unix__) || defined(__APPLE__) || defined(_WIN32))
+#if defined(MLF_TVM_BARE_METAL)
 #define MLF_TVM_THREAD_LOCAL
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
 #define MLF_TVM_THREAD_LOCAL _Thread_local
@@ -60,7 +78,13 @@
 #define MLF_TVM_ALIGNMENT 16u
 /* Live allocations one run may hold at once (TVM's code frees each
  * intermediate right after its last use; models need a few dozen). */
+#ifndef MLF_TVM_MAX_LIVE
+#ifdef MLF_TVM_BARE_METAL
+#define MLF_TVM_MAX_LIVE 64
+#else
 #define MLF_TVM_MAX_LIVE 1024
+#endif
+#endif
 #define MLF_TVM_ERROR_BYTES 512
 #define MLF_TVM_DEVICE_CPU 1
 
@@ -81,33 +105,45 @@ struct mlf_tvm_run {
 static MLF_TVM_THREAD_LOCAL struct mlf_tvm_run* current_run;
 static MLF_TVM_THREAD_LOCAL char last_error[MLF_TVM_ERROR_BYTES];
 
-/* Message building without stdio: firmware that links this runtime stays
- * free of printf and of the heap newlib's stdio needs. Each appends to
- * `buf` (MLF_TVM_ERROR_BYTES) at `at`, truncating, and returns the new end. */
-static size_t put_text(char* buf, size_t at, const char* text) {
-  while (*text != '\0' && at + 1 < MLF_TVM_ERROR_BYTES) buf[at++] = *text++;
-  buf[at] = '\0';
-  return at;
-}
-
-static size_t put_number(char* buf, size_t at, uint64_t value, unsigned base) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = "0123456789abcdef"[value % base];
-    value /= base;
-  } while (value != 0);
-  while (n > 0 && at + 1 < MLF_TVM_ERROR_BYTES) buf[at++] = digits[--n];
-  buf[at] = '\0';
-  return at;
-}
-
 static void set_error(const char* message) {
   if (message == NULL) message = "(null)";
   size_t n = strlen(message);
   if (n >= MLF_TVM_ERROR_BYTES) n = MLF_TVM_ERROR_BYTES - 1;
   memcpy(last_error, message, n);
   last_error[n] = '\0';
+}
+
+/* A message under construction (always terminated, cut at the buffer's end). */
+struct mlf_tvm_text {
+  char text[MLF_TVM_ERROR_BYTES];
+  size_t used;
+};
+
+static void text_add(struct mlf_tvm_text* t, const char* s) {
+  while (*s != '\0' && t->used + 1 < sizeof t->text) t->text[t->used++] = *s++;
+  t->text[t->used] = '\0';
+}
+
+static void text_number(struct mlf_tvm_text* t, uint64_t value, unsigned base) {
+  char digits[24];
+  char in_order[24];
+  int n = 0;
+  do {
+    digits[n++] = "0123456789abcdef"[value % base];
+    value /= base;
+  } while (value != 0);
+  for (int i = 0; i < n; ++i) in_order[i] = digits[n - 1 - i];
+  in_order[n] = '\0';
+  text_add(t, in_order);
+}
+
+static void text_signed(struct mlf_tvm_text* t, int64_t value) {
+  if (value < 0) {
+    text_add(t, "-");
+    text_number(t, 0u - (uint64_t)value, 10);
+  } else {
+    text_number(t, (uint64_t)value, 10);
+  }
 }
 
 MLF_TVM_EXPORT void TVMAPISetLastError(const char* msg) { set_error(msg); }
@@ -120,7 +156,7 @@ MLF_TVM_EXPORT const char* mlf_tvm_last_error(void) { return last_error; }
 MLF_TVM_EXPORT void* TVMBackendAllocWorkspace(int device_type, int device_id, uint64_t nbytes,
                                               int dtype_code_hint, int dtype_bits_hint) {
   struct mlf_tvm_run* run = current_run;
-  char message[MLF_TVM_ERROR_BYTES];
+  struct mlf_tvm_text message = {{0}, 0};
   (void)device_id;
   (void)dtype_code_hint;
   (void)dtype_bits_hint;
@@ -129,31 +165,29 @@ MLF_TVM_EXPORT void* TVMBackendAllocWorkspace(int device_type, int device_id, ui
     return NULL;
   }
   if (device_type != MLF_TVM_DEVICE_CPU) {
-    size_t at = put_text(message, 0, "TVMBackendAllocWorkspace: device type ");
-    if (device_type < 0) at = put_text(message, at, "-");
-    at = put_number(message, at, device_type < 0 ? 0u - (uint64_t)device_type : (uint64_t)device_type, 10);
-    put_text(message, at, " is not the CPU (1)");
-    set_error(message);
+    text_add(&message, "TVMBackendAllocWorkspace: device type ");
+    text_signed(&message, device_type);
+    text_add(&message, " is not the CPU (1)");
+    set_error(message.text);
     return NULL;
   }
   const uint64_t rounded = (nbytes + (MLF_TVM_ALIGNMENT - 1)) / MLF_TVM_ALIGNMENT * MLF_TVM_ALIGNMENT;
   if (rounded < nbytes || rounded > run->size - run->top) {
-    size_t at = put_text(message, 0, "TVMBackendAllocWorkspace: workspace exhausted: ");
-    at = put_number(message, at, nbytes, 10);
-    at = put_text(message, at, " bytes requested, ");
-    at = put_number(message, at, run->top, 10);
-    at = put_text(message, at, " of ");
-    at = put_number(message, at, run->size, 10);
-    put_text(message, at,
-             " bytes in use (metadata memory.functions.main[0].workspace_size_bytes)");
-    set_error(message);
+    text_add(&message, "TVMBackendAllocWorkspace: workspace exhausted: ");
+    text_number(&message, nbytes, 10);
+    text_add(&message, " bytes requested, ");
+    text_number(&message, run->top, 10);
+    text_add(&message, " of ");
+    text_number(&message, run->size, 10);
+    text_add(&message, " bytes in use (metadata memory.functions.main[0].workspace_size_bytes)");
+    set_error(message.text);
     return NULL;
   }
   if (run->live == MLF_TVM_MAX_LIVE) {
-    size_t at = put_text(message, 0, "TVMBackendAllocWorkspace: more than ");
-    at = put_number(message, at, MLF_TVM_MAX_LIVE, 10);
-    put_text(message, at, " live workspace allocations");
-    set_error(message);
+    text_add(&message, "TVMBackendAllocWorkspace: more than ");
+    text_number(&message, MLF_TVM_MAX_LIVE, 10);
+    text_add(&message, " live workspace allocations");
+    set_error(message.text);
     return NULL;
   }
   run->offsets[run->live++] = run->top;
@@ -203,15 +237,18 @@ MLF_TVM_EXPORT int TVMBackendParallelBarrier(int task_id, mlf_tvm_parallel_env* 
 }
 
 MLF_TVM_EXPORT void TVMPlatformAbort(int error_code) {
-  char message[MLF_TVM_ERROR_BYTES];
-  size_t at = put_text(message, 0, "TVMPlatformAbort(0x");
-  at = put_number(message, at, (unsigned)error_code, 16);
-  put_text(message, at, ") called by the generated code");
-  set_error(message);
+  struct mlf_tvm_text message = {{0}, 0};
+  text_add(&message, "TVMPlatformAbort(0x");
+  text_number(&message, (unsigned)error_code, 16);
+  text_add(&message, ") called by the generated code");
+  set_error(message.text);
   if (current_run != NULL) longjmp(current_run->abort_point, 1);
-  /* Outside a run there is nowhere to return to; the message stays in
-   * TVMGetLastError() for a debugger. */
+#ifdef MLF_TVM_BARE_METAL
+  __builtin_trap(); /* the startup code's fault handler reports it and stops */
+#else
+  fprintf(stderr, "%s outside a run\n", message.text);
   abort();
+#endif
 }
 
 MLF_TVM_EXPORT int32_t mlf_tvm_run_with_workspace(void* workspace, uint64_t workspace_size,
@@ -233,11 +270,11 @@ MLF_TVM_EXPORT int32_t mlf_tvm_run_with_workspace(void* workspace, uint64_t work
   }
   current_run = run.outer;
   if (rc == 0 && run.live != 0) {
-    char message[MLF_TVM_ERROR_BYTES];
-    size_t at = put_text(message, 0, "the generated code returned with ");
-    at = put_number(message, at, run.live, 10);
-    put_text(message, at, " workspace allocation(s) not freed");
-    set_error(message);
+    struct mlf_tvm_text message = {{0}, 0};
+    text_add(&message, "the generated code returned with ");
+    text_number(&message, run.live, 10);
+    text_add(&message, " workspace allocation(s) not freed");
+    set_error(message.text);
     rc = MLF_TVM_LEAKED;
   }
   return rc;

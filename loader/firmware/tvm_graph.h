@@ -1,0 +1,63 @@
+// The program of a TVM graph executor module, read from its graph JSON
+// (executor-config/graph/<mod>.graph, v5 .../graph.json) when a firmware
+// project is generated, so that the firmware needs no graph interpreter:
+// main.c calls the module's packed functions in node order with DLTensor
+// arguments over static storage, one array per storage id of TVM's memory
+// plan (attrs.storage_id).
+//
+// What a graph JSON holds (TVM's GraphExecutor format): "nodes" (op "null"
+// for graph inputs and parameters, "tvm_op" for a call of attrs.func_name
+// with "inputs" [[node, index, version], ...] and attrs.num_outputs
+// outputs), "arg_nodes", "heads", "node_row_ptr" (the first entry of each
+// node; derived from the outputs counts when absent) and per entry
+// attrs.dltype, attrs.shape, attrs.storage_id. The func_names "__nop" (the
+// output shares its input's storage) and "__copy" are the executor's own.
+//
+// Untrusted input: bounded JSON (artifact/json_limits.h), every index range-
+// checked, every failure an InvalidArgument naming the field or node.
+#ifndef MLFKIT_LOADER_FIRMWARE_TVM_GRAPH_H_
+#define MLFKIT_LOADER_FIRMWARE_TVM_GRAPH_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "artifact/dtype.h"
+#include "artifact/status.h"
+
+namespace mlf::firmware {
+
+struct GraphEntry {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+  int storage_id = 0;
+};
+
+struct GraphCall {
+  std::string function;   // attrs.func_name; "__nop" and "__copy" are the executor's
+  std::string node_name;  // the node's name, for comments
+  std::vector<int> args;  // entry ids: the inputs, then the outputs
+  int num_inputs = 0;
+};
+
+struct GraphArg {
+  std::string name;
+  int entry = 0;
+};
+
+struct GraphProgram {
+  std::vector<GraphEntry> entries;
+  std::vector<GraphArg> args;   // arg_nodes, in order
+  std::vector<GraphCall> calls;  // tvm_op nodes, in node order
+  std::vector<int> heads;       // entry ids of the outputs
+  std::map<int, uint64_t> storage_bytes;  // storage id -> the largest entry it holds
+};
+
+Result<GraphProgram> ParseGraphProgram(std::string_view json_text);
+
+}  // namespace mlf::firmware
+
+#endif  // MLFKIT_LOADER_FIRMWARE_TVM_GRAPH_H_

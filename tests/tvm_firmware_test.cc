@@ -1,0 +1,463 @@
+// TVM archives (tests/tvm_fixtures: metadata versions 5-7, AOT with the C
+// interface and both entry namings, TVMBackendAllocWorkspace and USMP pools,
+// two modules, a bundled runtime, the graph executor, operator style, Arm
+// DSP intrinsics) as firmware projects, generated, built with make and CMake
+// and run on the host and under QEMU. Every printed output is checked against
+// the fixture's known values and, where the host loader runs the archive,
+// against `mlf run`'s outputs for the same input (floats within 1e-5, exact
+// text on the host). Each fixture archive is written once per process; each
+// case builds one project and reuses it for the heap check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "artifact/host_build.h"
+#include "artifact/npy.h"
+#include "artifact/subprocess.h"
+#include "artifact/verify.h"
+#include "loader/firmware/project.h"
+#include "loader/firmware/project_build.h"
+#include "loader/firmware/testing/firmware_testing.h"
+#include "tests/run_command.h"
+#include "tests/test_files.h"
+#include "tests/tvm_fixtures/tvm_fixtures.h"
+
+namespace mlf::firmware {
+namespace {
+
+namespace tt = mlf::tvm_testing;
+
+// A sample input, given by the input's raw name.
+struct Sample {
+  std::string name;
+  NpyArray array;
+};
+
+struct Fixture {
+  tt::Files files;
+  std::vector<Sample> samples;
+  std::map<std::string, std::vector<double>> expected;  // label -> values
+  bool host_loader_runs = true;  // compare with `mlf run` too
+  std::vector<std::string> platforms = PlatformNames();
+};
+
+template <typename T>
+NpyArray Array(DType dtype, const std::vector<T>& values, std::vector<int64_t> shape) {
+  NpyArray a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  return a;
+}
+
+template <typename T>
+std::vector<double> Doubles(const std::vector<T>& values) {
+  return std::vector<double>(values.begin(), values.end());
+}
+
+Sample DenseSample() {
+  return {"serving_default_input_1:0", Array(DType::kFloat32, tt::DenseInput(), {1, 4})};
+}
+
+std::vector<Sample> PairSamples() {
+  return {{"a_in", Array(DType::kInt8, tt::PairA(), {4})},
+          {"b_in", Array(DType::kInt8, tt::PairB(), {4})}};
+}
+
+// GraphV6 with a second node that negates the first one's output through a
+// workspace allocation (TVMBackendAllocWorkspace in a graph operator) and an
+// executor "__copy" node: storage shared along a chain of calls.
+tt::Files GraphChainV6() {
+  tt::Files f = tt::GraphV6();
+  f["codegen/host/src/default_lib1.c"] = R"(#define TVM_EXPORTS
+#include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
+TVM_DLL int32_t tvmgen_default_negative(void* args, int32_t* arg_type_ids, int32_t num_args, void* out_ret_value, int32_t* out_ret_tcode, void* resource_handle) {
+  float* x = (float*)(((DLTensor*)(((TVMValue*)args)[0].v_handle))[0].data);
+  float* y = (float*)(((DLTensor*)(((TVMValue*)args)[1].v_handle))[0].data);
+  float* scratch = (float*)TVMBackendAllocWorkspace(1, 0, (uint64_t)12, 2, 32);
+  if (scratch == NULL || num_args != 2 || arg_type_ids[0] != kTVMDLTensorHandle) return -1;
+  for (int32_t i = 0; i < 3; ++i) scratch[i] = -x[i];
+  for (int32_t i = 0; i < 3; ++i) y[i] = scratch[i];
+  return TVMBackendFreeWorkspace(1, 0, scratch);
+}
+)";
+  nlohmann::json graph = nlohmann::json::parse(f.at("executor-config/graph/graph.json"));
+  graph["nodes"].push_back({{"op", "tvm_op"},
+                            {"name", "negative"},
+                            {"attrs", {{"num_outputs", "1"}, {"num_inputs", "1"},
+                                       {"func_name", "tvmgen_default_negative"}}},
+                            {"inputs", {{4, 0, 0}}}});
+  graph["nodes"].push_back({{"op", "tvm_op"},
+                            {"name", "copy"},
+                            {"attrs", {{"num_outputs", "1"}, {"num_inputs", "1"},
+                                       {"func_name", "__copy"}}},
+                            {"inputs", {{5, 0, 0}}}});
+  graph["heads"] = {{6, 0, 0}};
+  graph["attrs"]["dltype"][1].push_back("float32");
+  graph["attrs"]["dltype"][1].push_back("float32");
+  graph["attrs"]["shape"][1].push_back({1, 3});
+  graph["attrs"]["shape"][1].push_back({1, 3});
+  graph["attrs"]["storage_id"][1].push_back(5);
+  graph["attrs"]["storage_id"][1].push_back(4);
+  graph["node_row_ptr"] = {0, 1, 2, 3, 4, 5, 6, 7};
+  f["executor-config/graph/graph.json"] = graph.dump();
+  nlohmann::json metadata = nlohmann::json::parse(f.at("metadata.json"));
+  metadata["memory"]["functions"]["operator_functions"].push_back(
+      {{"function_name", "tvmgen_default_negative"},
+       {"workspace", {{{"device", 1}, {"workspace_size_bytes", 16}}}}});
+  metadata["memory"]["sids"].push_back({{"size_bytes", 12}, {"storage_id", 5}});
+  f["metadata.json"] = metadata.dump(2);
+  return f;
+}
+
+const std::map<std::string, Fixture>& Fixtures() {
+  static const auto* fixtures = [] {
+    auto* f = new std::map<std::string, Fixture>;
+    const std::vector<double> pair0 = Doubles(tt::PairExpected0());
+    const std::vector<double> pair1 = {static_cast<double>(tt::PairExpected1())};
+    (*f)["dense_v7"] = {tt::DenseV7(), {DenseSample()}, {{"output", Doubles(tt::DenseExpected())}}};
+    (*f)["pair_v7"] = {tt::PairV7(), PairSamples(), {{"output0", pair0}, {"output1", pair1}}};
+    std::vector<Sample> multi = PairSamples();
+    multi.push_back(DenseSample());
+    (*f)["multi_v7"] = {tt::MultiV7(),
+                        multi,
+                        {{"default.output", Doubles(tt::DenseExpected())},
+                         {"second.output0", pair0},
+                         {"second.output1", pair1}}};
+    (*f)["scale_v5"] = {tt::ScaleV5(),
+                        {{"input", Array(DType::kFloat32, tt::ScaleInput(), {2, 2})}},
+                        {{"output", Doubles(tt::ScaleExpected())}}};
+    (*f)["bundled_v7"] = {tt::BundledV7(), {DenseSample()}, {{"output", Doubles(tt::DenseExpected())}}};
+    // clip(x W^T + b, -10, 10): the dense layer without the relu.
+    (*f)["graph_v6"] = {tt::GraphV6(),
+                        {{"x", Array(DType::kFloat32, tt::DenseInput(), {1, 4})}},
+                        {{"output", {4.75, -0.5, 4.0}}},
+                        false};
+    (*f)["graph_chain_v6"] = {GraphChainV6(),
+                              {{"x", Array(DType::kFloat32, tt::DenseInput(), {1, 4})}},
+                              {{"output", {-4.75, 0.5, -4.0}}},
+                              false};
+    // C = A + B; every buffer is printed.
+    (*f)["operator_v5"] = {
+        tt::OperatorV5(),
+        {{"A", Array(DType::kFloat32, std::vector<float>{1, 2, 3, 4}, {4})},
+         {"B", Array(DType::kFloat32, std::vector<float>{10, 20, 30, 40.5f}, {4})}},
+        {{"A", {1, 2, 3, 4}}, {"B", {10, 20, 30, 40.5}}, {"C", {11, 22, 33, 44.5}}},
+        false};
+    // dot(input, {1, -1, 2, -2}) with the DSP's __smlad: 1 - 2 + 6 - 8.
+    (*f)["arm_v7"] = {tt::ArmV7(),
+                      {{"input", Array(DType::kInt8, std::vector<int8_t>{1, 2, 3, 4}, {1, 4})}},
+                      {{"output", {-3}}},
+                      false,
+                      {"mps2-an386", "mps2-an500"}};
+    return f;
+  }();
+  return *fixtures;
+}
+
+struct Prepared {
+  std::string archive;
+  std::vector<SampleInputSpec> specs;
+  testing::Outputs reference;  // empty when the host loader does not run it
+};
+
+// Writes each fixture's archive and samples once per process, and runs the
+// host loader on them where it can.
+const Prepared& Prepare(const std::string& name) {
+  static std::mutex mutex;
+  static auto* cache = new std::map<std::string, Prepared>;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache->find(name);
+  if (it != cache->end()) return it->second;
+  const Fixture& f = Fixtures().at(name);
+  const std::string dir = FreshDir("tvm_" + name);
+  Prepared p;
+  p.archive = dir + "/" + name + ".tar";
+  tt::WriteTvmArchive(p.archive, f.files);
+  testing::Samples samples;
+  for (size_t i = 0; i < f.samples.size(); ++i) {
+    const std::string path = dir + "/sample" + std::to_string(i) + ".npy";
+    Status written = WriteNpyFile(path, f.samples[i].array);
+    EXPECT_TRUE(written.ok()) << written.ToString();
+    p.specs.push_back({f.samples[i].name, path});
+  }
+  if (f.host_loader_runs) {
+    // The host loader's inputs by index: find each sample's module and index.
+    Result<Metadata> metadata = [&]() -> Result<Metadata> {
+      VerifyOptions verify;
+      verify.accept_tvm = true;
+      MLF_ASSIGN_OR_RETURN(VerifyReport report, VerifyArchive(p.archive, verify));
+      return report.metadata;
+    }();
+    EXPECT_TRUE(metadata.ok()) << metadata.status().ToString();
+    if (metadata.ok()) {
+      for (const auto& [module, m] : metadata->modules) {
+        for (size_t i = 0; i < m.inputs.size(); ++i) {
+          for (const Sample& s : f.samples) {
+            if (s.name == m.inputs[i].name) samples.bytes[{module, static_cast<int>(i)}] = s.array.data;
+          }
+        }
+      }
+      auto reference = testing::HostReference(p.archive, samples, dir + "/cache");
+      EXPECT_TRUE(reference.ok()) << reference.status().ToString();
+      if (reference.ok()) p.reference = *reference;
+    }
+  }
+  return cache->emplace(name, std::move(p)).first->second;
+}
+
+struct Case {
+  std::string fixture;
+  std::string platform;
+  std::string build_system;
+};
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = info.param.fixture + "_" + info.param.platform + "_" + info.param.build_system;
+  for (char& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name;
+}
+
+// make on every platform the fixture runs on; CMake on the host and on one
+// Cortex-M board per fixture, taking the boards in turn.
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  size_t turn = 0;
+  for (const auto& [name, f] : Fixtures()) {
+    std::vector<std::string> boards;
+    for (const std::string& p : f.platforms) {
+      cases.push_back({name, p, "make"});
+      if (p == "host") {
+        cases.push_back({name, p, "cmake"});
+      } else {
+        boards.push_back(p);
+      }
+    }
+    cases.push_back({name, boards[turn++ % boards.size()], "cmake"});
+  }
+  return cases;
+}
+
+// The outputs of integer type among the fixtures' expected values.
+bool IsIntegerOutput(const std::string& fixture, const std::string& label) {
+  return fixture == "pair_v7" || fixture == "arm_v7" ||
+         (fixture == "multi_v7" && label.rfind("second.", 0) == 0);
+}
+
+bool IsFloat(DType d) {
+  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 ||
+         d == DType::kBFloat16;
+}
+
+void ExpectValues(const std::vector<std::string>& got, const std::vector<double>& want,
+                  bool is_float, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double value = std::strtod(got[i].c_str(), nullptr);
+    const double tolerance = is_float ? 1e-5 * std::max(1.0, std::fabs(want[i])) : 0.0;
+    EXPECT_LE(std::fabs(value - want[i]), tolerance)
+        << what << "[" << i << "]: firmware " << got[i] << ", expected " << want[i];
+  }
+}
+
+// The symbols that would mean an allocator (and so a heap) got linked.
+const char* const kHeapSymbols[] = {"malloc",   "_malloc_r",   "free",         "_free_r",
+                                    "calloc",   "_calloc_r",   "realloc",      "_realloc_r",
+                                    "_sbrk_r",  "__malloc_av_", "__malloc_free_list"};
+
+std::string Tool(const std::vector<std::string>& argv) {
+  auto r = RunProcess(argv, {});
+  EXPECT_TRUE(r.ok() && r->exit_code == 0) << CommandLine(argv);
+  return r.ok() ? r->output : "";
+}
+
+void ExpectNoHeap(const std::string& elf) {
+  std::istringstream symbols(Tool({"arm-none-eabi-nm", elf}));
+  std::string line;
+  while (std::getline(symbols, line)) {
+    const std::string name = line.substr(line.rfind(' ') + 1);
+    for (const char* heap : kHeapSymbols) EXPECT_NE(name, heap) << elf << ": " << line;
+  }
+  const std::string code = Tool({"arm-none-eabi-objdump", "-d", elf});
+  EXPECT_EQ(code.find("<_sbrk>\n"), std::string::npos) << elf << " calls _sbrk";
+}
+
+class TvmFirmwareTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TvmFirmwareTest, BuildsRunsAndPrintsTheExpectedOutputs) {
+  const Case& c = GetParam();
+  const Fixture& fixture = Fixtures().at(c.fixture);
+  const Prepared& prepared = Prepare(c.fixture);
+  const std::string dir = FreshDir("tvm_fw_" + CaseName({c, 0})) + "/project";
+  ProjectOptions options;
+  options.platform = c.platform;
+  options.sample_inputs = prepared.specs;
+  auto project = GenerateProject(prepared.archive, dir, options);
+  ASSERT_TRUE(project.ok()) << project.status().ToString();
+
+  BuildOptions build;
+  build.system = *ParseBuildSystem(c.build_system);
+  auto built = BuildProject(dir, project->platform, build);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  auto run = RunFirmware(dir, project->platform);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->exit_code, 0) << run->output;
+  std::istringstream text(run->output);
+  for (std::string line; std::getline(text, line);) {
+    EXPECT_EQ(line.rfind("output ", 0), 0u) << "unexpected output: " << line;
+  }
+  auto lines = testing::ParseOutputLines(run->output);
+  ASSERT_TRUE(lines.ok()) << lines.status().ToString();
+  ASSERT_EQ(lines->size(), fixture.expected.size()) << run->output;
+  for (const auto& [label, want] : fixture.expected) {
+    ASSERT_TRUE(lines->count(label)) << "no line for " << label << " in:\n" << run->output;
+    ExpectValues(lines->at(label), want, !IsIntegerOutput(c.fixture, label), label);
+  }
+  for (const auto& [label, want] : prepared.reference) {
+    ASSERT_TRUE(lines->count(label)) << label;
+    ExpectValues(lines->at(label), want.values, IsFloat(want.dtype), label + " (mlf run)");
+    if (!project->platform.cortex_m) {
+      EXPECT_EQ(lines->at(label), want.text) << label;
+    }
+  }
+  EXPECT_EQ(prepared.reference.empty(), !fixture.host_loader_runs);
+  if (project->platform.cortex_m) ExpectNoHeap(built->path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TvmFirmwareTest, ::testing::ValuesIn(Cases()), CaseName);
+
+// ------------------------------------------------------------- contents --
+
+TEST(TvmProjectTest, HoldsTheArchiveCodeTheCompatibilityLayerAndNoV8Header) {
+  const std::string dir = FreshDir("tvm_contents");
+  auto project = GenerateProject(Prepare("bundled_v7").archive, dir + "/p", {});
+  ASSERT_TRUE(project.ok()) << project.status().ToString();
+  for (const char* file :
+       {"codegen/host/src/default_lib0.c", "codegen/host/src/default_lib1.c",
+        "codegen/host/include/tvmgen_default.h", "runtime/include/tvm/runtime/c_runtime_api.h",
+        "mlf_tvm/include/tvm/runtime/c_backend_api.h", "mlf_tvm/include/dlpack/dlpack.h",
+        "mlf_tvm/src/mlf_tvm_runtime.c", "src/main.c", "Makefile", "CMakeLists.txt"}) {
+    EXPECT_TRUE(Exists(dir + "/p/" + file)) << file;
+  }
+  // Not copied: TVM's runtime sources and project templates.
+  EXPECT_FALSE(Exists(dir + "/p/runtime/src"));
+  EXPECT_FALSE(Exists(dir + "/p/templates"));
+  // The bundled headers come before mlfkit's on the include path.
+  const std::string makefile = ReadFile(dir + "/p/Makefile");
+  EXPECT_NE(makefile.find("-Icodegen/host/include -Iruntime/include -Imlf_tvm/include -Isrc"),
+            std::string::npos)
+      << makefile;
+  // One static, aligned workspace of the metadata's size; no heap.
+  const std::string main_c = ReadFile(dir + "/p/src/main.c");
+  EXPECT_NE(main_c.find("static uint8_t mlf_workspace_default[32] __attribute__((aligned(16)));"),
+            std::string::npos)
+      << main_c;
+  EXPECT_EQ(main_c.find("malloc"), std::string::npos);
+
+  auto graph = GenerateProject(Prepare("graph_v6").archive, dir + "/g", {});
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  const std::string params = ReadFile(dir + "/g/parameters/default_params.c");
+  for (const char* p : {"mlf_default_param_p0[48]", "mlf_default_param_p1[12]",
+                        "mlf_default_param_p2[8]"}) {
+    EXPECT_NE(params.find(p), std::string::npos) << p << " in\n" << params;
+  }
+}
+
+// ------------------------------------------------------------- refusals --
+
+Status Generate(const std::string& fixture, const std::string& platform,
+                std::vector<SampleInputSpec> samples = {}) {
+  ProjectOptions options;
+  options.platform = platform;
+  options.sample_inputs = std::move(samples);
+  const std::string dir = FreshDir("tvm_refused") + "/p";
+  Status s = GenerateProject(Prepare(fixture).archive, dir, options).status();
+  if (!s.ok()) {
+    EXPECT_FALSE(Exists(dir)) << "nothing is written when generation fails";
+  }
+  return s;
+}
+
+TEST(TvmProjectTest, CodeForAnotherCoreIsRefusedNamingTheTarget) {
+  const std::string start =
+      "module 'default' (TVM archive, metadata version 7) needs target cortex-m4: "
+      "codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot be built for platform ";
+  Status host = Generate("arm_v7", "host");
+  EXPECT_EQ(host.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(host.message(), start + "host (this host, " + HostTriple() +
+                                "). Build it with --platform mps2-an386 or mps2-an500");
+  Status m3 = Generate("arm_v7", "mps2-an385");
+  EXPECT_EQ(m3.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(m3.message(),
+            start + "mps2-an385 (Cortex-M3). Build it with --platform mps2-an386 or mps2-an500");
+}
+
+TEST(TvmProjectTest, SampleInputsByRawNameAreChecked) {
+  const std::string dir = FreshDir("tvm_samples");
+  const std::string good = dir + "/good.npy", flat = dir + "/flat.npy", ints = dir + "/ints.npy";
+  ASSERT_TRUE(WriteNpyFile(good, Array(DType::kFloat32, tt::DenseInput(), {1, 4})).ok());
+  ASSERT_TRUE(WriteNpyFile(flat, Array(DType::kFloat32, tt::DenseInput(), {4})).ok());
+  ASSERT_TRUE(WriteNpyFile(ints, Array(DType::kInt32, std::vector<int32_t>{1, 2, 3, 4}, {1, 4})).ok());
+
+  // The raw name and the C name both work.
+  EXPECT_TRUE(Generate("dense_v7", "host", {{"serving_default_input_1:0", good}}).ok());
+  EXPECT_TRUE(Generate("dense_v7", "host", {{"serving_default_input_1_0", good}}).ok());
+  Status unknown = Generate("dense_v7", "host", {{"serving_default_input_1", good}});
+  EXPECT_EQ(unknown.code(), StatusCode::kNotFound);
+  EXPECT_EQ(unknown.message(),
+            "sample input 'serving_default_input_1': no input named 'serving_default_input_1' "
+            "(the inputs: serving_default_input_1:0)");
+  Status shape = Generate("dense_v7", "host", {{"serving_default_input_1:0", flat}});
+  EXPECT_EQ(shape.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(shape.message(), "sample input 'serving_default_input_1:0' (" + flat +
+                                 "): the .npy file has shape [4], the input has shape [1, 4]");
+  Status dtype = Generate("dense_v7", "host", {{"serving_default_input_1:0", ints}});
+  EXPECT_EQ(dtype.message(), "sample input 'serving_default_input_1:0' (" + ints +
+                                 "): the .npy file holds int32, the input is float32");
+  Status multi = Generate("multi_v7", "host", {{"x", good}});
+  EXPECT_EQ(multi.message(),
+            "sample input 'x': no input named 'x' (the inputs: default.serving_default_input_1:0, "
+            "second.b_in, second.a_in)");
+  Status op = Generate("operator_v5", "host", {{"D", good}});
+  EXPECT_EQ(op.message(), "sample input 'D': no input named 'D' (the inputs: A, B, C)");
+}
+
+TEST(TvmProjectTest, ASignatureCannotBeRequired) {
+  ProjectOptions options;
+  options.verify.require_signature = true;
+  auto project = GenerateProject(Prepare("dense_v7").archive, FreshDir("tvm_sig") + "/p", options);
+  EXPECT_EQ(project.status().code(), StatusCode::kUnauthenticated) << project.status().ToString();
+}
+
+// ------------------------------------------------------------------ cli --
+
+TEST(TvmProjectCliTest, RunsWithASampleByRawNameAndRefusesWithTheLoadersWords) {
+  const std::string dir = FreshDir("tvm_cli");
+  const std::string sample = dir + "/x.npy";
+  ASSERT_TRUE(WriteNpyFile(sample, Array(DType::kFloat32, tt::DenseInput(), {1, 4})).ok());
+  CommandResult run = RunCommand({MlfBinary(), "project", Prepare("dense_v7").archive, "-o",
+                                  dir + "/p", "--sample-input",
+                                  "serving_default_input_1:0=" + sample, "--run"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\noutput output 3 4.75 0 4\n"), std::string::npos) << run.out;
+
+  CommandResult refused = RunCommand({MlfBinary(), "project", Prepare("arm_v7").archive, "-o",
+                                      dir + "/arm", "--platform", "mps2-an385"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err,
+            "mlf: error: module 'default' (TVM archive, metadata version 7) needs target "
+            "cortex-m4: codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot be built "
+            "for platform mps2-an385 (Cortex-M3). Build it with --platform mps2-an386 or "
+            "mps2-an500\n");
+}
+
+}  // namespace
+}  // namespace mlf::firmware
