@@ -1,5 +1,5 @@
-// Crash safety of the archive writers: `mlf export`, `mlf pack` and `mlf sign`
-// (in place) are killed with SIGKILL at random moments, many times. After
+// Crash safety of the archive writers: `mlf export`, `mlf pack`, `mlf sign`
+// (in place) and `mlf upgrade` are killed with SIGKILL at random moments, many times. After
 // each kill the destination must be exactly one of
 //   - what it was before (absent for a new file, the same bytes for an
 //     existing one), or
@@ -16,7 +16,7 @@
 // destructors, so a killed writer may leave its temporary file
 // `.<name>.tmp.XXXXXX` next to the destination, and an export killed while
 // building its host library leaves `mlf-export-*` / `mlf-build-*` scratch
-// directories in $TMPDIR. The test counts them (printed and recorded as test
+// directories in $TMPDIR (an upgrade: `mlf-upgrade-*`). The test counts them (printed and recorded as test
 // properties) and removes them.
 #include <dirent.h>
 #include <fcntl.h>
@@ -49,6 +49,7 @@
 #include "tests/fixtures/fixture_models.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
+#include "tests/tvm_fixtures/tvm_fixtures.h"
 
 extern char** environ;
 
@@ -193,7 +194,7 @@ struct Counts {
   int complete = 0;        // the destination was the complete new archive
   int finished = 0;        // the writer exited 0 before the kill
   int stale_temps = 0;     // .<dest>.tmp.* files left next to the destination
-  int stale_scratch = 0;   // mlf-export-* / mlf-build-* directories left in TMPDIR
+  int stale_scratch = 0;   // mlf-export-* / mlf-build-* / mlf-upgrade-* left in TMPDIR
 };
 
 class CrashSafetyTest : public ::testing::Test {
@@ -270,7 +271,7 @@ class CrashSafetyTest : public ::testing::Test {
         ++counts.stale_temps;
         unlink((dest_dir + "/" + temp).c_str());
       }
-      for (const char* prefix : {"mlf-export-", "mlf-build-"}) {
+      for (const char* prefix : {"mlf-export-", "mlf-build-", "mlf-upgrade-"}) {
         for (const std::string& scratch : EntriesWithPrefix(tmpdir_, prefix)) {
           ++counts.stale_scratch;
           RemoveTree(tmpdir_ + "/" + scratch);
@@ -380,6 +381,13 @@ TEST_F(CrashSafetyTest, KilledWritersLeaveTheOldOrTheCompleteArchive) {
   // The reference run signs in place: start it from the unsigned archive too.
   WriteFile(sign.dest, ReadFile(unsigned_copy));
   add(KillRepeatedly(sign, rng));
+
+  // --- mlf upgrade: a TVM archive (metadata 7) to version 8, host library included ---
+  const std::string tvm_archive = dir_ + "/tvm.tar";
+  tvm_testing::WriteTvmArchive(tvm_archive, tvm_testing::MultiV7());
+  Writer upgrade("upgrade", {mlf, "upgrade", tvm_archive, "-o", out + "/upgraded.tar"},
+                 out + "/upgraded.tar", absent_or_old, old_archive, 12);
+  add(KillRepeatedly(upgrade, rng));
 
   EXPECT_GE(total.kills, 50);
   std::printf("total: %d kills; left behind %d temp files next to destinations and %d scratch "
