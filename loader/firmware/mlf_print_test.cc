@@ -1,7 +1,8 @@
 // The firmware's output formatter (templates/mlf_print.c), compiled for the
-// host and checked against the C library: every float16 and bfloat16 value,
-// random and edge-case float32 and float64 values, integers of every width,
-// and the exact output lines.
+// host and checked against glibc's printf("%.9g"): every float16 and bfloat16
+// value; float32 powers of two, subnormals, neighbours of powers of ten,
+// exact ties and a million random bit patterns; random and edge-case
+// float64 values; integers of every width; and the exact output lines.
 #include "mlf_print.h"
 
 #include <gtest/gtest.h>
@@ -53,28 +54,77 @@ float HalfToFloat(uint16_t h) {
   return (h & 0x8000) ? -value : value;
 }
 
-TEST(MlfPrintTest, Float32MatchesPrintf) {
-  std::mt19937 random(7);
+uint32_t BitsOf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
+
+// Checks mlf_format_f32 against glibc's printf("%.9g") for each pattern,
+// NaNs included (glibc prints "nan" or "-nan" by the sign bit).
+void ExpectFloat32sMatch(const std::vector<uint32_t>& patterns) {
+  for (uint32_t bits : patterns) {
+    ASSERT_EQ(Format(mlf_format_f32, bits), Printf("%.9g", FloatFromBits(bits))) << std::hex << bits;
+  }
+}
+
+TEST(MlfPrintTest, Float32EdgesMatchPrintf) {
   std::vector<uint32_t> bits = {0x00000000, 0x80000000, 0x00000001, 0x007fffff, 0x00800000,
-                                0x7f7fffff, 0x3f800000, 0x7f800000, 0xff800000, 0x3dcccccd};
-  for (int i = 0; i < 200000; ++i) bits.push_back(random());
-  for (float f : {1234567.125f, 1234567.375f, 99999999.5f, 999999999.f, 1e9f, 1e8f, 1e-4f, 1e-5f,
-                  0.1f, 123456789.f, 0.000123456789f}) {
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    bits.push_back(b);
-  }
+                                0x7f7fffff, 0x3f800000, 0x7f800000, 0xff800000, 0x3dcccccd,
+                                0x7fc00000, 0xffc00000, 0x7f800001, 0xff812345};
+  // Every power of two and its neighbours, both signs.
   for (int e = -149; e <= 127; ++e) {
-    const float power = std::ldexp(1.0f, e);
-    uint32_t b;
-    std::memcpy(&b, &power, 4);
-    bits.push_back(b);
+    const uint32_t power = BitsOf(std::ldexp(1.0f, e));
+    for (uint32_t b : {power - 1, power, power + 1}) {
+      bits.push_back(b);
+      bits.push_back(b | 0x80000000u);
+    }
   }
-  for (uint32_t b : bits) {
-    const float f = FloatFromBits(b);
-    if (std::isnan(f)) continue;  // printf's "nan" sign is checked below
-    ASSERT_EQ(Format(mlf_format_f32, f), Printf("%.9g", f)) << std::hex << b;
+  // A few floats either side of every power of ten: where rounding carries
+  // into a new digit (9.99999999e+n) and where %g switches notation.
+  for (int e = -45; e <= 38; ++e) {
+    const uint32_t near = BitsOf(std::strtof(("1e" + std::to_string(e)).c_str(), nullptr));
+    for (uint32_t d = 0; d < 6; ++d) bits.insert(bits.end(), {near + d, near - d});
   }
+  // Subnormals: the first and last thousand, and every 997th in between.
+  for (uint32_t b = 1; b < 0x800000; b += b < 1000 || b > 0x7ffc00 ? 1 : 997) bits.push_back(b);
+  ExpectFloat32sMatch(bits);
+}
+
+TEST(MlfPrintTest, RandomFloat32sMatchPrintf) {
+  std::mt19937 random(7);
+  std::vector<uint32_t> bits(1000000);
+  for (uint32_t& b : bits) b = random();
+  ExpectFloat32sMatch(bits);
+}
+
+// The decimal expansion of a float32 with k fractional bits ends in a 5 at
+// decimal place k. When that 5 is its tenth significant digit, "%.9g" must
+// round an exact tie, to even. Such floats are made here as n * 2^-k.
+TEST(MlfPrintTest, Float32TiesRoundToEven) {
+  std::mt19937 random(5);
+  std::vector<uint32_t> ties;
+  int odd_ninth = 0, even_ninth = 0;
+  while (ties.size() < 4 * 1000) {
+    const uint32_t n = (random() & 0xffffff) | 1;
+    const int k = 1 + static_cast<int>(random() % 40);
+    const float f = std::ldexp(static_cast<float>(n), -k);
+    char exact[128];
+    std::snprintf(exact, sizeof exact, "%.60e", f);  // d.ddd...e-XX, exact for a float
+    std::string digits = std::string(exact, 1) + std::string(exact + 2, std::strchr(exact, 'e'));
+    digits.erase(digits.find_last_not_of('0') + 1);
+    if (digits.size() != 10) continue;
+    ASSERT_EQ(digits[9], '5') << exact;
+    ((digits[8] - '0') % 2 ? odd_ninth : even_ninth) += 1;
+    const uint32_t b = BitsOf(f);
+    ties.insert(ties.end(), {b, b | 0x80000000u, b - 1, b + 1});
+  }
+  EXPECT_GT(odd_ninth, 400);  // both kinds of tie, about half each
+  EXPECT_GT(even_ninth, 400);
+  ExpectFloat32sMatch(ties);
+  // By hand: 1000000.125 rounds down to ...12, 1000000.375 up to ...38.
+  EXPECT_EQ(Format(mlf_format_f32, 1000000.125f), "1000000.12");
+  EXPECT_EQ(Format(mlf_format_f32, 1000000.375f), "1000000.38");
 }
 
 TEST(MlfPrintTest, EveryFloat16AndBFloat16MatchesPrintf) {
@@ -95,11 +145,15 @@ TEST(MlfPrintTest, Float64MatchesPrintf) {
   std::vector<uint64_t> bits = {0x0000000000000001ull, 0x000fffffffffffffull,
                                 0x0010000000000000ull, 0x7fefffffffffffffull,
                                 0x3ff0000000000000ull, 0x8000000000000000ull};
-  for (int i = 0; i < 20000; ++i) bits.push_back(random());
+  for (int i = 0; i < 50000; ++i) bits.push_back(random());
+  for (int e = -1074; e <= 1023; ++e) {
+    uint64_t power;
+    const double d = std::ldexp(1.0, e);
+    std::memcpy(&power, &d, 8);
+    bits.insert(bits.end(), {power, power + 1, power - 1, power | 1ull << 63});
+  }
   for (uint64_t b : bits) {
-    const double d = DoubleFromBits(b);
-    if (std::isnan(d)) continue;
-    ASSERT_EQ(Format(mlf_format_f64, d), Printf("%.9g", d)) << std::hex << b;
+    ASSERT_EQ(Format(mlf_format_f64, b), Printf("%.9g", DoubleFromBits(b))) << std::hex << b;
   }
   for (double d : {0.5, 1.5, 2.5, 1e300, 1e-300, 123456789012.0, 0.1, 1.0000000005, 1.0000000015}) {
     EXPECT_EQ(Format(mlf_format_f64, d), Printf("%.9g", d));

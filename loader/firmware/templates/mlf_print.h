@@ -12,8 +12,11 @@
  *
  * Why not printf: newlib's printf of floats (and its stdio buffers) allocate
  * with malloc, which would bring the allocator and a heap into firmware that
- * otherwise has none. The formatter here works on the bits of each element
- * with fixed-size big integers on the stack (about 500 bytes of stack in all).
+ * otherwise has none. The formatter here works on the bits of each element,
+ * with the exact decimal digits in a byte array on the stack: printing takes
+ * about 400 bytes of stack for float16/bfloat16/float32 and integers, about
+ * 1 KiB for float64 (whose code is only in the image when some output is
+ * float64).
  *
  * Text goes out through mlf_write(): on Cortex-M boards librdimon's _write
  * (Arm semihosting, shown by QEMU or a debugger), on a host POSIX write(2).
@@ -50,7 +53,6 @@ size_t mlf_format_u64(char* out, const void* data, uint32_t index);
 size_t mlf_format_bool(char* out, const void* data, uint32_t index);
 
 /* The building blocks, for tests and for other output formats. */
-size_t mlf_format_g9(char* out, int negative, uint64_t mantissa, int exponent2);
 size_t mlf_format_unsigned(char* out, uint64_t value);
 size_t mlf_format_signed(char* out, int64_t value);
 
