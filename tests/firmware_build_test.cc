@@ -211,6 +211,12 @@ TEST_P(FirmwareBuildTest, BuildsRunsAndMatchesTheHostLoader) {
   // The exact "%.9g" printer: about 725 bytes for float32 outputs, 880 with
   // int64 ones too (README: sizes).
   EXPECT_LE(sizes.Part("output formatting").flash, 900u);
+  // The flash goal: at most 1 KiB beyond the model, its parameters and
+  // the C library, for a module with float32 outputs (int64 printing and each
+  // further module add to main and the printer: README: sizes).
+  if (c.model != "pair" && c.model != "two_modules") {
+    EXPECT_LE(sizes.OverheadFlash(), 1024u) << FormatSizeReport(sizes);
+  }
   const std::string readme = ReadFile(dir + "/README.md");
   EXPECT_NE(readme.find(FormatSizeReport(sizes)), std::string::npos) << readme;
   std::cout << c.model << " on " << c.platform << " (" << c.build_system << "):\n"
@@ -242,8 +248,8 @@ TEST(FirmwareSizeTest, PartsHoldTheModelsMemory) {
   // The integration glue (startup and main, here for two modules) stays
   // small; exact "%.9g" and int64 output without printf adds under 900 bytes
   // (README: sizes).
-  EXPECT_LE(sizes.Part("startup").flash + sizes.Part("main").flash, 600u);
-  EXPECT_LE(sizes.OverheadFlash(), 1500u);
+  EXPECT_LE(sizes.Part("startup").flash + sizes.Part("main").flash, 500u);
+  EXPECT_LE(sizes.OverheadFlash(), 1400u);
 }
 
 // The README's "calling the model" examples are real C: each compiles
@@ -320,7 +326,7 @@ TEST(FirmwareFailureTest, AFaultExitsWithStatus1InsteadOfHanging) {
   const Model model = FailingModel("crashes", "int i, j;", "int i, j;\n  __builtin_trap();");
   const FirmwareRun run = BuildAndRun(model, "mps2-an500");
   EXPECT_EQ(run.exit_code, 1) << run.output;
-  EXPECT_EQ(run.output, "fault: the firmware crashed\n");
+  EXPECT_EQ(run.output, "fault\n");
 }
 
 }  // namespace
