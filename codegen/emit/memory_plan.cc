@@ -39,7 +39,9 @@ std::vector<uint64_t> PlaceInOrder(const std::vector<Buffer>& buffers,
     }
     offsets[i] = LowestFit(std::move(taken), buffers[i].size);
     placed[i] = true;
-    *total = std::max(*total, AlignUp(offsets[i] + buffers[i].size));
+    // Offsets are aligned; the end is not: the caller aligns the workspace's
+    // start, and nothing reads past the last buffer.
+    *total = std::max(*total, offsets[i] + buffers[i].size);
   }
   return offsets;
 }

@@ -31,7 +31,7 @@ struct Buffer {
 struct MemoryPlan {
   std::map<int, uint64_t> value_offsets;    // intermediate value id -> offset
   std::map<int, uint64_t> scratch_offsets;  // node index -> offset of its scratch
-  uint64_t workspace_bytes = 0;             // multiple of kPlanAlignment
+  uint64_t workspace_bytes = 0;             // end of the last buffer (offsets are aligned)
   uint64_t lower_bound_bytes = 0;
 };
 
