@@ -512,5 +512,54 @@ TEST(OnnxFrontend, DisagreementWithOnnxShapeInference) {
             "rules, but INT64 [4] by ONNX (declared in the model or inferred)");
 }
 
+// libonnx 1.12's Conv-family inference reads out of bounds (and segfaults)
+// when W's rank differs from X's (onnx_shape_inference.h): such models are
+// refused by mlfkit's own rules, naming the node, without crashing.
+ModelBuilder ConvModel(const std::string& op, std::vector<int64_t> x, std::vector<int64_t> w) {
+  ModelBuilder b;
+  b.Input("x", kFloat, x);
+  b.Initializer("w", ir::HostTensor::Zeros(DType::kFloat32, w));
+  b.Node(op, {"x", "w"}, {"y"}, "conv");
+  b.Output("y", kFloat, {-2});
+  return b;
+}
+
+TEST(OnnxFrontend, ConvWeightRankDiffersFromInput) {
+  EXPECT_EQ(Error(ConvModel("Conv", {1, 2, 5}, {4, 2, 3, 3}).Bytes()), "invalid_argument: node 'conv' (Conv): weight W [4, 2, 3, 3] must have the rank of "
+            "X [1, 2, 5]");
+  EXPECT_EQ(Error(ConvModel("Conv", {1, 2, 5, 5}, {4, 2, 3}).Bytes()), "invalid_argument: node 'conv' (Conv): weight W [4, 2, 3] must have the rank of "
+            "X [1, 2, 5, 5]");
+  EXPECT_EQ(Error(ConvModel("ConvTranspose", {1, 2, 5, 5}, {2, 4}).Bytes()), "invalid_argument: node 'conv' (ConvTranspose): weight W [2, 4] must have the rank "
+            "of X [1, 2, 5, 5]");
+  EXPECT_EQ(Error(ConvModel("ConvTranspose", {1, 2, 5}, {2, 4, 3, 3}).Bytes()), "invalid_argument: node 'conv' (ConvTranspose): weight W [2, 4, 3, 3] must have the "
+            "rank of X [1, 2, 5]");
+}
+
+TEST(OnnxFrontend, ConvIntegerWeightRankDiffersFromInput) {
+  ModelBuilder b(10);
+  b.Input("x", onnx::TensorProto::UINT8, {1, 2, 5});
+  b.Initializer("w", ir::HostTensor::Zeros(DType::kUInt8, {4, 2, 3, 3}));
+  b.Node("ConvInteger", {"x", "w"}, {"y"}, "conv");
+  b.Output("y", onnx::TensorProto::INT32, {-2});
+  EXPECT_EQ(Error(b.Bytes()), "unimplemented: node 'conv' (ConvInteger): operator ConvInteger is not supported");
+}
+
+TEST(OnnxFrontend, ConvRankMismatchOnComputedInput) {
+  // X of rank 3 is known only from ONNX inference of the ReduceMean before it.
+  ModelBuilder b;
+  b.Input("x", kFloat, {1, 2, 5, 1});
+  onnx::NodeProto* r = b.Node("ReduceMean", {"x"}, {"x3"}, "mean");
+  AddInts(r, "axes", {3});
+  AddInt(r, "keepdims", 0);
+  b.Initializer("w", ir::HostTensor::Zeros(DType::kFloat32, {4, 2, 3, 3}));
+  b.Node("Conv", {"x3", "w"}, {"y"}, "conv");
+  // ConvTranspose whose W (the failed Conv's output) has no inferred type.
+  b.Input("x4", kFloat, {1, 4, 5, 5});
+  b.Node("ConvTranspose", {"x4", "y"}, {"z"}, "deconv");
+  b.Output("z", kFloat, {-2});
+  EXPECT_EQ(Error(b.Bytes()), "invalid_argument: node 'conv' (Conv): weight W [4, 2, 3, 3] must have the rank of "
+            "X [1, 2, 5]");
+}
+
 }  // namespace
 }  // namespace mlf::frontend
