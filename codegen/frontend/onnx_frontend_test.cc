@@ -561,5 +561,24 @@ TEST(OnnxFrontend, ConvRankMismatchOnComputedInput) {
             "X [1, 2, 5]");
 }
 
+// libonnx 1.12's inference of these read out of bounds (onnx_shape_inference.h).
+TEST(OnnxFrontend, LayerNormalizationAndStftWithBadRanksAreRefused) {
+  ModelBuilder ln(17);
+  ln.Input("x", kFloat, {2, 3});
+  ln.Initializer("s", ir::HostTensor::Zeros(DType::kFloat32, {3}));
+  AddInt(ln.Node("LayerNormalization", {"x", "s"}, {"y", "mean", "inv"}, "ln"), "axis", -3);
+  ln.Output("y", kFloat, {-2});
+  EXPECT_EQ(Error(ln.Bytes()),
+            "unimplemented: node 'ln' (LayerNormalization): operator LayerNormalization is not "
+            "supported");
+
+  ModelBuilder stft(17);
+  stft.Input("x", kFloat, {8});
+  stft.Initializer("step", ir::HostTensor::Zeros(DType::kInt64, {}));
+  stft.Node("STFT", {"x", "step"}, {"y"}, "stft");
+  stft.Output("y", kFloat, {-2});
+  EXPECT_EQ(Error(stft.Bytes()), "unimplemented: node 'stft' (STFT): operator STFT is not supported");
+}
+
 }  // namespace
 }  // namespace mlf::frontend

@@ -12,47 +12,91 @@
 namespace mlf::frontend {
 namespace {
 
-// A guarded operator: where its data input X and its weight W are.
-struct GuardedOp {
-  const char* name;
-  size_t x;
-  size_t w;
-  bool transpose;  // ConvTranspose reads W's shape without checking it exists
-};
-
-constexpr GuardedOp kGuardedOps[] = {
-    {"Conv", 0, 1, false},
-    {"ConvInteger", 0, 1, false},
-    {"QLinearConv", 0, 3, false},
-    {"ConvTranspose", 0, 1, true},
-};
-
-// The precondition libonnx 1.12 assumes without checking. Returns whether the
-// original inference function may run; fails the node's inference (throws
-// onnx::InferenceError, which libonnx records against the node) on a rank
-// mismatch.
-bool RanksAllowInference(onnx::InferenceContext& ctx, const GuardedOp& op) {
-  if (!onnx::hasInputShape(ctx, op.x)) return true;  // libonnx stops here itself
-  const int x_rank = onnx::getInputShape(ctx, op.x).dim_size();
-  if (!onnx::hasInputShape(ctx, op.w)) {
+// Inputs of the Conv family: X, and W at `w`.
+template <size_t w>
+bool WeightHasTheRankOfX(onnx::InferenceContext& ctx, const char* op, bool transpose) {
+  if (!onnx::hasInputShape(ctx, 0)) return true;  // libonnx stops here itself
+  const int x_rank = onnx::getInputShape(ctx, 0).dim_size();
+  if (!onnx::hasInputShape(ctx, w)) {
     // Conv and friends return early without W's shape; ConvTranspose would
     // read it (or dereference a null type).
-    return !op.transpose;
+    return !transpose;
   }
-  const int w_rank = onnx::getInputShape(ctx, op.w).dim_size();
+  const int w_rank = onnx::getInputShape(ctx, w).dim_size();
   if (w_rank != x_rank) {
-    fail_shape_inference(op.name, ": W has rank ", w_rank, " but X has rank ", x_rank,
+    fail_shape_inference(op, ": W has rank ", w_rank, " but X has rank ", x_rank,
                          "; W must have the rank of X");
   }
   return true;
 }
 
+bool ConvRanks(onnx::InferenceContext& ctx) { return WeightHasTheRankOfX<1>(ctx, "Conv", false); }
+bool ConvIntegerRanks(onnx::InferenceContext& ctx) {
+  return WeightHasTheRankOfX<1>(ctx, "ConvInteger", false);
+}
+bool QLinearConvRanks(onnx::InferenceContext& ctx) {
+  return WeightHasTheRankOfX<3>(ctx, "QLinearConv", false);
+}
+bool ConvTransposeRanks(onnx::InferenceContext& ctx) {
+  return WeightHasTheRankOfX<1>(ctx, "ConvTranspose", true);
+}
+
+// LayerNormalization-17 indexes X's dims from axis + rank, which is negative
+// for axis < -rank.
+bool LayerNormalizationAxis(onnx::InferenceContext& ctx) {
+  if (!onnx::hasInputShape(ctx, 0)) return true;
+  const int rank = onnx::getInputShape(ctx, 0).dim_size();
+  const onnx::AttributeProto* attr = ctx.getAttribute("axis");
+  const int64_t axis = attr != nullptr ? attr->i() : -1;
+  if (axis < -rank || axis >= rank) {
+    fail_shape_inference("LayerNormalization: axis ", axis, " is out of range for X of rank ",
+                         rank);
+  }
+  return true;
+}
+
+// Input `index`, when present with a shape, must have rank `rank`.
+void RequireRank(onnx::InferenceContext& ctx, size_t index, int rank, const char* what) {
+  if (!onnx::hasInputShape(ctx, index)) return;
+  const int actual = onnx::getInputShape(ctx, index).dim_size();
+  if (actual != rank) {
+    fail_shape_inference("STFT: ", what, " has rank ", actual, ", expected ", rank);
+  }
+}
+
+// STFT-17 reads the signal's dims 0..2 without checking its rank (a rank-1
+// signal crashes); the ranks are the ones the operator defines.
+bool StftRanks(onnx::InferenceContext& ctx) {
+  RequireRank(ctx, 0, 3, "signal");
+  RequireRank(ctx, 1, 0, "frame_step");
+  RequireRank(ctx, 2, 1, "window");
+  RequireRank(ctx, 3, 0, "frame_length");
+  return true;
+}
+
+// A guarded operator: every version of it runs `check` first, which throws
+// onnx::InferenceError when the precondition fails, and returns false when
+// the original function must not run (only the element type is propagated).
+struct GuardedOp {
+  const char* name;
+  bool (*check)(onnx::InferenceContext&);
+};
+
+constexpr GuardedOp kGuardedOps[] = {
+    {"Conv", ConvRanks},
+    {"ConvInteger", ConvIntegerRanks},
+    {"QLinearConv", QLinearConvRanks},
+    {"ConvTranspose", ConvTransposeRanks},
+    {"LayerNormalization", LayerNormalizationAxis},
+    {"STFT", StftRanks},
+};
+
 onnx::InferenceFunction Guard(const GuardedOp& op, onnx::InferenceFunction original) {
   return [op, original = std::move(original)](onnx::InferenceContext& ctx) {
-    if (RanksAllowInference(ctx, op)) {
+    if (op.check(ctx)) {
       original(ctx);
     } else {
-      onnx::propagateElemTypeFromInputToOutput(ctx, op.x, 0);
+      onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
     }
   };
 }

@@ -1,22 +1,28 @@
 // ONNX shape inference (libonnx 1.12) with the inference functions that crash
 // on inconsistent ranks guarded.
 //
-// libonnx 1.12's convPoolShapeInference (Conv, ConvInteger, QLinearConv) and
-// convTransposeShapeInference (ConvTranspose) index their attribute vectors and
-// the input shapes by the rank of the weight W without checking it against the
-// rank of X (and ConvTranspose reads W's shape even when W has none): a model
-// whose W and X ranks differ reads out of bounds and typically segfaults. The
-// ranks are only known during inference (X may be computed by another node), so
-// a check of the model beforehand cannot close this.
+// Some of libonnx 1.12's inference functions index dims and attribute
+// vectors without checking the ranks they assume, and read out of bounds
+// (typically a segfault) on a model whose ranks disagree:
+//   - convPoolShapeInference (Conv, ConvInteger, QLinearConv) and
+//     convTransposeShapeInference (ConvTranspose) when W's rank differs from
+//     X's (ConvTranspose also reads W's shape when W has none);
+//   - LayerNormalization-17 when axis < -rank(X);
+//   - STFT-17 when the signal has rank 1 (the operator defines rank 3).
+// (Found by the onnx fuzzer and by probing the other operators' inference
+// with mismatched ranks; the pooling operators check theirs.) The ranks are
+// only known during inference (X may be computed by another node), so a check
+// of the model beforehand cannot close this.
 //
 // InferOnnxShapes therefore runs onnx::shape_inference::InferShapes with its own
 // schema registry: it answers every lookup with the default registry's schema,
 // except for every version of the guarded operators, for which it answers with
-// a copy whose inference function first checks the ranks and fails the node's
-// inference (an onnx::InferenceError, as libonnx's own checks do) when they
-// differ. Like every node-level inference error in libonnx's default mode, that
-// leaves the node's outputs without an inferred shape; the importer's own
-// inference (ops::InferNode) then refuses the node with an error naming it.
+// a copy whose inference function first checks the precondition and fails the
+// node's inference (an onnx::InferenceError, as libonnx's own checks do) when
+// it does not hold. Like every node-level inference error in libonnx's default
+// mode, that leaves the node's outputs without an inferred shape; the importer
+// then refuses the node with an error naming it (its own shape rules, or the
+// operator being unsupported).
 // The global OpSchemaRegistry is never modified; the guarded registry is built
 // once, on first use, and is immutable and safe to share between threads.
 #ifndef MLFKIT_CODEGEN_FRONTEND_ONNX_SHAPE_INFERENCE_H_

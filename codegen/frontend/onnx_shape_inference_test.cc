@@ -72,9 +72,11 @@ std::string InferredShape(onnx::ModelProto m) {
 
 TEST(OnnxShapeInference, GuardsEveryVersionOfTheConvFamily) {
   EXPECT_EQ(GuardedOnnxOps(),
-            (std::vector<std::string>{"Conv", "ConvInteger", "QLinearConv", "ConvTranspose"}));
-  // Conv 1 and 11, ConvInteger 10, QLinearConv 10, ConvTranspose 1 and 11.
-  EXPECT_EQ(GuardedOnnxSchemaCount(), 6);
+            (std::vector<std::string>{"Conv", "ConvInteger", "QLinearConv", "ConvTranspose",
+                                      "LayerNormalization", "STFT"}));
+  // Conv 1 and 11, ConvInteger 10, QLinearConv 10, ConvTranspose 1 and 11,
+  // LayerNormalization 17, STFT 17.
+  EXPECT_EQ(GuardedOnnxSchemaCount(), 8);
 }
 
 TEST(OnnxShapeInference, ConsistentRanksStillInferred) {
@@ -104,6 +106,67 @@ TEST(OnnxShapeInference, ConvTransposeWithoutWeightShape) {
   EXPECT_EQ(InferredShape(m), "none");
   m.mutable_graph()->mutable_input(1)->clear_type();  // no type at all
   EXPECT_EQ(InferredShape(m), "none");
+}
+
+// One node `op` over float inputs of the given shapes (a name "" skips an
+// optional input), output y; opset 17.
+onnx::ModelProto OneNode(const std::string& op,
+                         const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputs,
+                         const std::string& int_attr = "", int64_t value = 0,
+                         int32_t second_type = onnx::TensorProto::FLOAT) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* o = m.add_opset_import();
+  o->set_domain("");
+  o->set_version(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& [name, shape] = inputs[i];
+    n->add_input(name);
+    if (name.empty()) continue;
+    SetShape(g->add_input(), name, i == 1 ? second_type : onnx::TensorProto::FLOAT, shape);
+  }
+  n->add_output("y");
+  if (!int_attr.empty()) {
+    auto* a = n->add_attribute();
+    a->set_name(int_attr);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+  }
+  g->add_output()->set_name("y");
+  return m;
+}
+
+TEST(OnnxShapeInference, LayerNormalizationAxisBelowMinusRank) {
+  auto ln = [](int64_t axis) {
+    return InferredShape(OneNode("LayerNormalization", {{"x", {2, 3}}, {"s", {3}}}, "axis", axis));
+  };
+  EXPECT_EQ(ln(-3), "none");  // read dims[-1] in libonnx 1.12
+  EXPECT_EQ(ln(-100), "none");
+  EXPECT_EQ(ln(2), "none");
+  EXPECT_EQ(ln(-2), "[2,3]");
+  EXPECT_EQ(ln(1), "[2,3]");
+}
+
+TEST(OnnxShapeInference, StftRanks) {
+  const int32_t i64 = onnx::TensorProto::INT64;
+  auto stft = [i64](std::vector<std::pair<std::string, std::vector<int64_t>>> in) {
+    return InferredShape(OneNode("STFT", in, "", 0, i64));
+  };
+  EXPECT_EQ(stft({{"x", {8}}, {"step", {}}}), "none");  // read dims 1 and 2 in libonnx 1.12
+  EXPECT_EQ(stft({{"x", {1, 8}}, {"step", {}}}), "none");
+  EXPECT_EQ(stft({{"x", {1, 8, 1}}, {"step", {1}}}), "none");
+  EXPECT_EQ(stft({{"x", {1, 8, 1}}, {"step", {}}, {"w", {2, 2}}}), "none");
+  EXPECT_EQ(stft({{"x", {1, 8, 1}}, {"step", {}}, {"", {}}, {"len", {1}}}), "none");
+  // The ranks STFT defines, with a constant frame_step: inferred.
+  onnx::ModelProto ok = OneNode("STFT", {{"x", {1, 8, 1}}, {"step", {}}, {"w", {4}}}, "", 0, i64);
+  onnx::TensorProto* step = ok.mutable_graph()->add_initializer();
+  step->set_name("step");
+  step->set_data_type(i64);
+  step->add_int64_data(2);
+  EXPECT_EQ(InferredShape(ok), "[1,3,4,2]");  // libonnx 1.12's answer, unguarded
 }
 
 TEST(OnnxShapeInference, ConcurrentFirstUse) {
