@@ -487,6 +487,45 @@ TEST(MemberConsumerTest, OnMetadataIsNotCalledWhenTheSignaturePolicyFails) {
   }
 }
 
+// With a key configured, a refused archive never gets past metadata.json and
+// its signature: the consumer sees no other member and no OnMetadata.
+TEST(MemberConsumerTest, NothingButMetadataAndSignatureReachesTheConsumerWhenTheKeyRefuses) {
+  const std::string dir = FreshDir("consumer_key");
+  WriteExampleArchive(dir + "/unsigned.tar");
+  Entries tampered = EntriesOf(SignedExample(dir, Key1()));
+  const size_t colon = tampered[0].second.find(": ");
+  ASSERT_NE(colon, std::string::npos);
+  tampered[0].second.replace(colon, 2, " :");  // still the same JSON, other bytes
+  const std::string tampered_path = WriteTar(dir + "/tampered.tar", tampered);
+  struct Case {
+    std::string path;
+    const KeyPair* key;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {dir + "/unsigned.tar", &Key1(), kNotSigned},
+      {dir + "/signed.tar", &Key2(),
+       "signed by a different key: the signature names key " + Fingerprint(Key1()) +
+           ", the given key is " + Fingerprint(Key2())},
+      {tampered_path, &Key1(),
+       "signature does not match: the signed data or the signature was altered"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    RecordingConsumer consumer;
+    VerifyOptions options;
+    options.public_key_pem = c.key->public_pem;
+    Status s = VerifyArchive(c.path, options, &consumer).status();
+    EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
+    EXPECT_EQ(s.message(), c.error);
+    for (const std::string& name : {std::string(kMetadataMember), std::string(kSignatureMember)}) {
+      consumer.data.erase(name);
+    }
+    EXPECT_TRUE(consumer.data.empty()) << consumer.data.begin()->first;
+    for (const std::string& ev : consumer.events) EXPECT_NE(ev, "metadata");
+  }
+}
+
 TEST(MemberConsumerTest, ConsumerErrorAbortsVerification) {
   const std::string dir = FreshDir("consumer_error");
   WriteExampleArchive(dir + "/a.tar");

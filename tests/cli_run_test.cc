@@ -3,6 +3,8 @@
 // inputs, --output-dir, --expect-dir with tolerances, the JSON reports, the
 // exact error of each bad input, and archives without a host library (compiled
 // into $MLF_CACHE_DIR, which every child gets so nothing is written to $HOME).
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -469,6 +471,23 @@ TEST_F(CliRunTest, MissingNpyFile) {
   const std::string f = dir_ + "/nope.npy";
   ExpectFailure(Mlf({"run", archives_->pair, "--input", "a=" + f, "--random-inputs", "1"}),
                 "'" + f + "' does not exist");
+}
+
+// An .npy file is refused before it is read when it is larger than the
+// tensor's bytes plus 1 MiB (for the header): a 1 GiB sparse file costs
+// nothing to make and would cost 1 GiB to read.
+TEST_F(CliRunTest, OversizeNpyIsRefusedBeforeItIsRead) {
+  const uint64_t limit = 6 * 4 + (1 << 20);  // float32 [2, 3]
+  const std::string f = dir_ + "/huge.npy";
+  WriteFile(f, "");
+  ASSERT_EQ(truncate(f.c_str(), 1 << 30), 0);
+  ExpectFailure(Mlf({"run", archives_->pair, "--input", "a=" + f, "--random-inputs", "1"}),
+                "'" + f + "' is larger than the limit of " + std::to_string(limit) + " bytes");
+  const std::string expect = ExpectedDir("expect");
+  ASSERT_EQ(truncate((expect + "/sum.npy").c_str(), 1 << 30), 0);
+  ExpectFailure(RunPair({"--expect-dir", expect}),
+                "'" + expect + "/sum.npy' is larger than the limit of " + std::to_string(limit) +
+                    " bytes");
 }
 
 TEST_F(CliRunTest, TwoModulesNeedModule) {

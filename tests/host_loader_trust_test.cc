@@ -116,6 +116,29 @@ TEST_F(HostLoaderTrustTest, UnsignedArchiveIsRefusedWhenAKeyIsConfigured) {
                              "but a signature is required; sign it with `mlf sign`");
 }
 
+TEST_F(HostLoaderTrustTest, TamperedMetadataUnderTheRightKeyIsRefusedBeforeLoading) {
+  // The same JSON in other bytes (": " becomes " :"), so only the signature
+  // can tell; the archive stays a valid tar of the same size.
+  std::string bytes = ReadFile(signed_);
+  const size_t metadata = bytes.find("{");
+  const size_t colon = bytes.find("\": ", metadata);
+  ASSERT_NE(colon, std::string::npos);
+  bytes.replace(colon + 1, 2, " :");
+  const std::string tampered = dir_ + "/tampered.tar";
+  WriteFile(tampered, bytes);
+  options_.public_key_pem = keys_.public_pem;
+  bool loaded = true;
+  Status s = OpenAndCheckMarker(tampered, &loaded);
+  EXPECT_FALSE(loaded);
+  EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(s.message(), tampered + ": signature does not match: the signed data or the "
+                                    "signature was altered");
+  // Without a key the same archive loads: nothing proves who made it.
+  options_.public_key_pem.reset();
+  EXPECT_TRUE(OpenAndCheckMarker(tampered, &loaded).ok());
+  EXPECT_TRUE(loaded);
+}
+
 TEST_F(HostLoaderTrustTest, RequireSignatureWithoutKeyRefusesUnsigned) {
   options_.require_signature = true;
   bool loaded = true;

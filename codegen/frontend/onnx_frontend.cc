@@ -2,7 +2,6 @@
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 #include <sys/stat.h>
 
@@ -19,6 +18,7 @@
 #include <utility>
 
 #include "codegen/frontend/onnx_lowering.h"
+#include "codegen/frontend/onnx_shape_inference.h"
 #include "codegen/frontend/tensor_proto.h"
 #include "codegen/ops/op.h"
 
@@ -94,16 +94,6 @@ Status CheckLibOnnxHazards(const onnx::GraphProto& g) {
         }
       }
     }
-  }
-  return Status::Ok();
-}
-
-// Runs ONNX's shape inference, turning its exceptions into a Status.
-Status InferOnnxShapes(onnx::ModelProto& model) {
-  try {
-    onnx::shape_inference::InferShapes(model);
-  } catch (const std::exception& e) {
-    return InvalidArgument(std::string("ONNX shape inference failed: ") + e.what());
   }
   return Status::Ok();
 }

@@ -18,7 +18,9 @@
 //      failure is FailedPrecondition naming both opsets and the reason),
 //      higher ones are refused; nodes of any other domain (ai.onnx.ml, ...)
 //      are refused naming the node;
-//   4. input_shapes and constant_inputs are applied; ONNX shape inference;
+//   4. input_shapes and constant_inputs are applied; ONNX shape inference
+//      (onnx_shape_inference.h: libonnx's, with the Conv family's inference
+//      guarded against the rank mismatches it would crash on);
 //      graph inputs must have static shapes (or one in input_shapes), dtypes
 //      from artifact/dtype.h, rank <= max_rank and at most max_elements
 //      elements (TensorLimits). Models converted from opset <= 10 get
