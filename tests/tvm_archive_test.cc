@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "artifact/read_metadata.h"
 #include "artifact/verify.h"
 #include "loader/host/model_library.h"
@@ -502,6 +504,72 @@ TEST(TvmRunTest, ConcurrentExecutorsGetTheirOwnResults) {
   EXPECT_EQ(failures, std::vector<int>(8, 0));
 }
 
+// The graph executor: the graph JSON becomes one C function when the
+// archive is opened (loader/tvm_compat/graph_source.h).
+TEST(TvmRunTest, GraphExecutorModulesRunAsGeneratedCode) {
+  const std::vector<std::pair<Files, std::vector<float>>> cases = {
+      {tvm_testing::GraphV6(), tvm_testing::GraphExpected()},
+      {tvm_testing::GraphChainV6(), tvm_testing::GraphChainExpected()}};
+  int n = 0;
+  for (const auto& [files, expected] : cases) {
+    Result<std::shared_ptr<ModelLibrary>> lib =
+        ModelLibrary::Open(Write("graph_run" + std::to_string(n++), files), Load());
+    ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+    Result<std::unique_ptr<AotExecutor>> exec = (*lib)->CreateExecutor("default");
+    ASSERT_TRUE(exec.ok()) << exec.status().ToString();
+    ASSERT_EQ((*exec)->num_inputs(), 1);  // p0, p1, p2 are parameters
+    EXPECT_EQ((*exec)->input_info(0)->name, "x");
+    EXPECT_EQ((*exec)->output_info(0)->shape, (std::vector<int64_t>{1, 3}));
+    std::vector<float> x = tvm_testing::DenseInput();
+    std::vector<int64_t> shape = {1, 4};
+    ASSERT_TRUE((*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+    ASSERT_TRUE((*exec)->Run().ok());
+    EXPECT_EQ(Output<float>(**exec, 0, 3), expected);
+  }
+}
+
+TEST(TvmRunTest, GraphExecutorsRunConcurrently) {
+  // The chain allocates scratch from TVMBackendAllocWorkspace in each run.
+  Result<std::shared_ptr<ModelLibrary>> lib =
+      ModelLibrary::Open(Write("graph_concurrent", tvm_testing::GraphChainV6()), Load());
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto exec = (*lib)->CreateExecutor("default");
+      if (!exec.ok()) {
+        ++failures[t];
+        return;
+      }
+      for (int i = 0; i < 300; ++i) {
+        // W row 1 is all ones, b[1] = -3: output[1] = -clip(i % 7 + t - 3, -10, 10).
+        std::vector<float> x = {static_cast<float>(i % 7), 0, 0, static_cast<float>(t)};
+        std::vector<int64_t> shape = {1, 4};
+        (*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok();
+        const float want = -std::min(10.0f, static_cast<float>(i % 7 + t) - 3.0f);
+        if (!(*exec)->Run().ok() || Output<float>(**exec, 0, 3)[1] != want) ++failures[t];
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
+}
+
+TEST(TvmRunTest, AGraphTheGeneratedCodeCannotRunIsRefusedWithTheReason) {
+  Files files = tvm_testing::GraphV6();
+  nlohmann::json graph = nlohmann::json::parse(files.at("executor-config/graph/graph.json"));
+  graph["attrs"]["storage_id"][1][4] = 1;  // the output in p0's storage
+  files["executor-config/graph/graph.json"] = graph.dump();
+  Result<std::shared_ptr<ModelLibrary>> lib = ModelLibrary::Open(Write("graph_shared", files), Load());
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  Result<std::unique_ptr<AotExecutor>> exec = (*lib)->CreateExecutor("default");
+  EXPECT_EQ(exec.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(exec.status().message(),
+            "module 'default': executor-config/graph/graph.json: storage 1 holds a parameter and "
+            "other tensors; parameters are read only, so their storage cannot be shared");
+}
+
 TEST(TvmRunTest, WhatCannotRunOnThisHostIsRefusedWithTheReason) {
   struct Case {
     const char* name;
@@ -510,10 +578,6 @@ TEST(TvmRunTest, WhatCannotRunOnThisHostIsRefusedWithTheReason) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"graph", tvm_testing::GraphV6(), "default",
-       "module 'default' (TVM archive, metadata version 6) uses TVM's graph executor, which needs "
-       "TVM's runtime to interpret executor-config/graph/graph.json; mlf run runs TVM AOT modules "
-       "with the C interface (mlf inspect and mlf verify read this one)"},
       {"operator", tvm_testing::OperatorV5(), "add",
        "module 'add' (TVM archive, metadata version 5) is operator style: one TVM operator, "
        "without a model entry point; mlf run runs full models (mlf inspect shows its buffers)"},

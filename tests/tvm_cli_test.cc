@@ -122,8 +122,7 @@ TEST(TvmCliTest, InspectShowsWhatEachKindOfArchiveHas) {
   EXPECT_CONTAINS(graph.out, "  shapes      from executor-config/graph/graph.json\n");
   EXPECT_CONTAINS(graph.out, "  storage     5 graph executor storage ids\n");
   EXPECT_CONTAINS(graph.out, "  parameters  tvm-params parameters/default.params, 3 tensors\n");
-  EXPECT_CONTAINS(graph.out, "  this host   cannot run: module 'default' (TVM archive, metadata "
-                             "version 6) uses TVM's graph executor");
+  EXPECT_CONTAINS(graph.out, "  this host   runs with mlf run\n");
 
   CommandResult op = Mlf({"inspect", Archive("inspect_operator", tvm_testing::OperatorV5())});
   ASSERT_EQ(op.exit_code, 0) << op.err;
@@ -264,12 +263,31 @@ TEST(TvmCliTest, RunRefusesWhatCannotRunHere) {
                    "). Build a firmware project for it: mlf project ARCHIVE -o DIR --platform "
                    "mps2-an386\n");
 
-  const std::string graph = Archive("run_graph", tvm_testing::GraphV6());
-  r = Mlf({"run", graph, "--random-inputs", "1"});
+  const std::string op = Archive("run_operator", tvm_testing::OperatorV5());
+  r = Mlf({"run", op, "--random-inputs", "1"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_CONTAINS(r.err, "uses TVM's graph executor, which needs TVM's runtime to interpret "
-                         "executor-config/graph/graph.json; mlf run runs TVM AOT modules with the C "
-                         "interface (mlf inspect and mlf verify read this one)\n");
+  EXPECT_EQ(r.err, "mlf: error: module 'add' (TVM archive, metadata version 5) is operator style: "
+                   "one TVM operator, without a model entry point; mlf run runs full models (mlf "
+                   "inspect shows its buffers)\n");
+}
+
+TEST(TvmCliTest, RunAndBenchGraphExecutorArchives) {
+  const std::string dir = FreshDir("cli_run_graph");
+  ASSERT_TRUE(WriteNpyFile(dir + "/x.npy", Array(DType::kFloat32, {1, 4}, tvm_testing::DenseInput())).ok());
+  const std::vector<std::pair<Files, std::vector<float>>> cases = {
+      {tvm_testing::GraphV6(), tvm_testing::GraphExpected()},
+      {tvm_testing::GraphChainV6(), tvm_testing::GraphChainExpected()}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string path = Archive("run_graph" + std::to_string(i), cases[i].first);
+    const std::string out = dir + "/out" + std::to_string(i);
+    CommandResult r = Mlf({"run", path, "--input", "x=" + dir + "/x.npy", "--output-dir", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_CONTAINS(r.out, "output output float32[1, 3]");
+    EXPECT_EQ(Values<float>(out + "/output.npy"), cases[i].second);
+    CommandResult b = Mlf({"bench", path, "--threads", "2", "--iterations", "50", "--json"});
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_EQ(nlohmann::json::parse(b.out)["threads"], 2) << b.out;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // TVM archives (tests/tvm_fixtures: metadata versions 5-7, AOT with the C
 // interface and both entry namings, TVMBackendAllocWorkspace and USMP pools,
-// two modules, a bundled runtime, the graph executor, operator style, Arm
+// two modules, a bundled runtime, the graph executor (its graph as the C
+// function loader/tvm_compat generates for every user), operator style, Arm
 // DSP intrinsics) as firmware projects, generated, built with make and CMake
 // and run on the host and under QEMU. Every printed output is checked against
 // the fixture's known values and, where the host loader runs the archive,
@@ -14,7 +15,6 @@
 #include <mutex>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 
 #include "artifact/host_build.h"
 #include "artifact/npy.h"
@@ -69,53 +69,6 @@ std::vector<Sample> PairSamples() {
           {"b_in", Array(DType::kInt8, tt::PairB(), {4})}};
 }
 
-// GraphV6 with a second node that negates the first one's output through a
-// workspace allocation (TVMBackendAllocWorkspace in a graph operator) and an
-// executor "__copy" node: storage shared along a chain of calls.
-tt::Files GraphChainV6() {
-  tt::Files f = tt::GraphV6();
-  f["codegen/host/src/default_lib1.c"] = R"(#define TVM_EXPORTS
-#include "tvm/runtime/c_runtime_api.h"
-#include "tvm/runtime/c_backend_api.h"
-TVM_DLL int32_t tvmgen_default_negative(void* args, int32_t* arg_type_ids, int32_t num_args, void* out_ret_value, int32_t* out_ret_tcode, void* resource_handle) {
-  float* x = (float*)(((DLTensor*)(((TVMValue*)args)[0].v_handle))[0].data);
-  float* y = (float*)(((DLTensor*)(((TVMValue*)args)[1].v_handle))[0].data);
-  float* scratch = (float*)TVMBackendAllocWorkspace(1, 0, (uint64_t)12, 2, 32);
-  if (scratch == NULL || num_args != 2 || arg_type_ids[0] != kTVMDLTensorHandle) return -1;
-  for (int32_t i = 0; i < 3; ++i) scratch[i] = -x[i];
-  for (int32_t i = 0; i < 3; ++i) y[i] = scratch[i];
-  return TVMBackendFreeWorkspace(1, 0, scratch);
-}
-)";
-  nlohmann::json graph = nlohmann::json::parse(f.at("executor-config/graph/graph.json"));
-  graph["nodes"].push_back({{"op", "tvm_op"},
-                            {"name", "negative"},
-                            {"attrs", {{"num_outputs", "1"}, {"num_inputs", "1"},
-                                       {"func_name", "tvmgen_default_negative"}}},
-                            {"inputs", {{4, 0, 0}}}});
-  graph["nodes"].push_back({{"op", "tvm_op"},
-                            {"name", "copy"},
-                            {"attrs", {{"num_outputs", "1"}, {"num_inputs", "1"},
-                                       {"func_name", "__copy"}}},
-                            {"inputs", {{5, 0, 0}}}});
-  graph["heads"] = {{6, 0, 0}};
-  graph["attrs"]["dltype"][1].push_back("float32");
-  graph["attrs"]["dltype"][1].push_back("float32");
-  graph["attrs"]["shape"][1].push_back({1, 3});
-  graph["attrs"]["shape"][1].push_back({1, 3});
-  graph["attrs"]["storage_id"][1].push_back(5);
-  graph["attrs"]["storage_id"][1].push_back(4);
-  graph["node_row_ptr"] = {0, 1, 2, 3, 4, 5, 6, 7};
-  f["executor-config/graph/graph.json"] = graph.dump();
-  nlohmann::json metadata = nlohmann::json::parse(f.at("metadata.json"));
-  metadata["memory"]["functions"]["operator_functions"].push_back(
-      {{"function_name", "tvmgen_default_negative"},
-       {"workspace", {{{"device", 1}, {"workspace_size_bytes", 16}}}}});
-  metadata["memory"]["sids"].push_back({{"size_bytes", 12}, {"storage_id", 5}});
-  f["metadata.json"] = metadata.dump(2);
-  return f;
-}
-
 const std::map<std::string, Fixture>& Fixtures() {
   static const auto* fixtures = [] {
     auto* f = new std::map<std::string, Fixture>;
@@ -137,12 +90,10 @@ const std::map<std::string, Fixture>& Fixtures() {
     // clip(x W^T + b, -10, 10): the dense layer without the relu.
     (*f)["graph_v6"] = {tt::GraphV6(),
                         {{"x", Array(DType::kFloat32, tt::DenseInput(), {1, 4})}},
-                        {{"output", {4.75, -0.5, 4.0}}},
-                        false};
-    (*f)["graph_chain_v6"] = {GraphChainV6(),
+                        {{"output", Doubles(tt::GraphExpected())}}};
+    (*f)["graph_chain_v6"] = {tt::GraphChainV6(),
                               {{"x", Array(DType::kFloat32, tt::DenseInput(), {1, 4})}},
-                              {{"output", {-4.75, 0.5, -4.0}}},
-                              false};
+                              {{"output", Doubles(tt::GraphChainExpected())}}};
     // C = A + B; every buffer is printed.
     (*f)["operator_v5"] = {
         tt::OperatorV5(),
@@ -364,11 +315,23 @@ TEST(TvmProjectTest, HoldsTheArchiveCodeTheCompatibilityLayerAndNoV8Header) {
 
   auto graph = GenerateProject(Prepare("graph_v6").archive, dir + "/g", {});
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  // The .params tensors as one 64-byte aligned blob; the graph as a function.
   const std::string params = ReadFile(dir + "/g/parameters/default_params.c");
-  for (const char* p : {"mlf_default_param_p0[48]", "mlf_default_param_p1[12]",
-                        "mlf_default_param_p2[8]"}) {
+  for (const char* p : {" *   p0: float32[3, 4] at offset 0 (48 bytes)\n",
+                        " *   p1: float32[3] at offset 64 (12 bytes)\n",
+                        " *   p2: int32[2] at offset 128 (8 bytes)\n",
+                        "const uint8_t mlf_default_constants[136] __attribute__((aligned(64)))"}) {
     EXPECT_NE(params.find(p), std::string::npos) << p << " in\n" << params;
   }
+  const std::string graph_c = ReadFile(dir + "/g/src/default_graph.c");
+  EXPECT_NE(graph_c.find("int32_t mlf_tvm_default_graph_run(void* const* inputs"), std::string::npos)
+      << graph_c;
+  // x and the output are the caller's buffers: no graph storage, no allocator.
+  const std::string graph_main = ReadFile(dir + "/g/src/main.c");
+  EXPECT_NE(graph_main.find("status = mlf_tvm_default_graph_run(inputs, outputs, NULL, "
+                            "mlf_default_constants);"),
+            std::string::npos)
+      << graph_main;
 }
 
 // ------------------------------------------------------------- refusals --

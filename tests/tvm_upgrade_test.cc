@@ -2,8 +2,9 @@
 // archive can run is upgraded, verified, inspected and run with the
 // version-8 host loader, whose outputs must equal both the fixture's known
 // values and those of the original TVM archive run through the TVM host
-// path; upgrades are byte-identical; the Cortex-M archive is built and run
-// as firmware in QEMU; every refusal has its exact message.
+// path (AOT and graph executor modules); upgrades are byte-identical; the
+// Cortex-M archive is built and run as firmware in QEMU, an upgraded graph
+// archive on the host; every refusal has its exact message.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -111,7 +112,9 @@ std::vector<Case> RunnableCases() {
           {"multi_v7_default", MultiV7(), "default", dense_in, dense_out},
           {"multi_v7_second", MultiV7(), "second", pair_in, pair_out},
           {"scale_v5", ScaleV5(), "default", {Raw(ScaleInput())}, {Raw(ScaleExpected())}},
-          {"bundled_v7", BundledV7(), "default", dense_in, dense_out}};
+          {"bundled_v7", BundledV7(), "default", dense_in, dense_out},
+          {"graph_v6", GraphV6(), "default", dense_in, {Raw(GraphExpected())}},
+          {"graph_chain_v6", GraphChainV6(), "default", dense_in, {Raw(GraphChainExpected())}}};
 }
 
 // ------------------------------------------------------------ runnable --
@@ -203,6 +206,51 @@ TEST(TvmUpgradeTest, MetadataRecordsShapesNamesWorkspaceAndProvenance) {
   }
 }
 
+// A graph executor module: TVM's sources unchanged, the graph as C, the
+// .params tensors as a version-8 parameter blob; the result also builds and
+// runs as a firmware project through the version-8 path.
+TEST(TvmUpgradeTest, GraphModulesBecomeAGraphFunctionAndAParameterBlob) {
+  const std::string dir = FreshDir("up_graph");
+  const std::string v8 = Upgrade(WriteTvm("graph_meta", tvm_testing::GraphChainV6()), "v8.tar");
+  Result<ArchiveHead> head = ReadArchiveHead(v8);
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  const ModuleMetadata& m = head->metadata.modules.at("default");
+  EXPECT_EQ(m.sources, (std::vector<std::string>{
+                           "codegen/host/src/default_lib0.c", "codegen/host/src/default_lib1.c",
+                           "codegen/host/src/default_mlf_graph.c",
+                           "codegen/host/src/default_mlf_adapter.c",
+                           "codegen/host/src/mlf_tvm_runtime.c"}));
+  ASSERT_TRUE(m.parameters.has_value());
+  EXPECT_EQ(m.parameters->storage, "file");
+  EXPECT_EQ(m.parameters->path, "parameters/default.bin");
+  ASSERT_EQ(m.parameters->tensors.size(), 3u);
+  EXPECT_EQ(m.parameters->tensors[2].name, "p2");
+  EXPECT_EQ(m.parameters->tensors[2].offset, 128u);
+  EXPECT_EQ(m.memory.constants_size_bytes, 136u);
+  // Storage 4 (shared by two entries) and 5: 64 + 64; the negative's 16 bytes of scratch: 64.
+  EXPECT_EQ(m.memory.workspace_size_bytes, 192u);
+  EXPECT_EQ(m.inputs[0].name, "x");
+  EXPECT_EQ(m.outputs[0].shape, (std::vector<int64_t>{1, 3}));
+
+  CommandResult unpack = Mlf({"unpack", v8, "-o", dir + "/x"});
+  ASSERT_EQ(unpack.exit_code, 0) << unpack.err;
+  EXPECT_EQ(ReadFile(dir + "/x/codegen/host/src/default_lib0.c"),
+            tvm_testing::GraphChainV6().at("codegen/host/src/default_lib0.c"));
+  EXPECT_NE(ReadFile(dir + "/x/codegen/host/src/default_mlf_adapter.c")
+                .find("return mlf_tvm_default_graph_run((void* const*)inputs"),
+            std::string::npos);
+
+  NpyArray x;
+  x.dtype = DType::kFloat32;
+  x.shape = {1, 4};
+  x.data = Raw(tvm_testing::DenseInput());
+  WriteFile(dir + "/x.npy", SerializeNpy(x));
+  CommandResult fw = Mlf({"project", v8, "-o", dir + "/fw", "--sample-input", "x=" + dir + "/x.npy",
+                          "--run"});
+  ASSERT_EQ(fw.exit_code, 0) << fw.out << fw.err;
+  EXPECT_NE(fw.out.find("\noutput output 3 -4.75 0.5 -4\n"), std::string::npos) << fw.out;
+}
+
 TEST(TvmUpgradeTest, TheRunWrapperIsRenamedAndPoolsMoveIntoTheWorkspace) {
   const std::string dir = FreshDir("up_sources");
   const std::string v8 = Upgrade(WriteTvm("sources_pair", tvm_testing::PairV7()), "v8.tar");
@@ -248,7 +296,8 @@ TEST(TvmUpgradeTest, UpgradedUsmpModuleIsReentrant) {
 
 TEST(TvmUpgradeTest, UpgradingTwiceGivesIdenticalBytes) {
   for (const auto& [name, files] : std::vector<std::pair<std::string, Files>>{
-           {"twice_multi", tvm_testing::MultiV7()}, {"twice_arm", tvm_testing::ArmV7()}}) {
+           {"twice_multi", tvm_testing::MultiV7()}, {"twice_arm", tvm_testing::ArmV7()},
+           {"twice_graph", tvm_testing::GraphChainV6()}}) {
     const std::string tvm = WriteTvm(name, files);
     const std::string a = Upgrade(tvm, "a.tar"), b = Upgrade(tvm, "b.tar");
     EXPECT_EQ(ReadFile(a), ReadFile(b)) << name;
@@ -283,19 +332,20 @@ std::string UpgradeError(const std::string& in, const std::string& out) {
 }
 
 TEST(TvmUpgradeTest, RefusesWhatAVersion8ArchiveCannotRun) {
-  const std::string graph = WriteTvm("refuse_graph", tvm_testing::GraphV6());
+  Files shared = tvm_testing::GraphV6();
+  nlohmann::json g = nlohmann::json::parse(shared.at("executor-config/graph/graph.json"));
+  g["attrs"]["storage_id"][1][4] = 1;  // the output in p0's storage
+  shared["executor-config/graph/graph.json"] = g.dump();
+  const std::string graph = WriteTvm("refuse_graph", shared);
   EXPECT_EQ(UpgradeError(graph, graph + ".v8"),
-            "cannot upgrade '" + graph + "': module 'default' (TVM metadata version 6) uses TVM's "
-            "graph executor, whose operators only TVM's runtime can call (it interprets "
-            "executor-config/graph/graph.json); a version-8 archive runs TVM AOT modules with the C "
-            "interface only, so upgrade cannot make it runnable (mlf inspect and mlf verify read the "
-            "original)");
+            "module 'default': executor-config/graph/graph.json: storage 1 holds a parameter and "
+            "other tensors; parameters are read only, so their storage cannot be shared");
   const std::string op = WriteTvm("refuse_operator", tvm_testing::OperatorV5());
   EXPECT_EQ(UpgradeError(op, op + ".v8"),
             "cannot upgrade '" + op + "': module 'add' (TVM metadata version 5) is operator style: "
             "one TVM operator without a model entry point; a version-8 archive runs TVM AOT modules "
-            "with the C interface only, so upgrade cannot make it runnable (mlf inspect and mlf "
-            "verify read the original)");
+            "with the C interface and graph executor modules only, so upgrade cannot make it "
+            "runnable (mlf inspect and mlf verify read the original)");
   Files no_relay = tvm_testing::DenseV7();
   no_relay.erase("src/default.relay");
   const std::string unknown = WriteTvm("refuse_unknown_shape", no_relay);
@@ -322,7 +372,7 @@ TEST(TvmUpgradeTest, RefusesVersion8AndNonTvmInput) {
 }
 
 TEST(TvmUpgradeTest, FailureLeavesAnExistingOutputIntact) {
-  const std::string graph = WriteTvm("intact", tvm_testing::GraphV6());
+  const std::string graph = WriteTvm("intact", tvm_testing::OperatorV5());
   const std::string out = graph + ".v8";
   WriteFile(out, "previous contents");
   UpgradeError(graph, out);
@@ -343,10 +393,10 @@ TEST(TvmUpgradeCliTest, HelpUsageAndExitCodes) {
   EXPECT_EQ(no_out.err.rfind("mlf: error: missing required option '-o OUT'\n", 0), 0u);
   CommandResult bad = Mlf({"upgrade", "x.tar", "-o", "y.tar", "--compress", "bz2"});
   EXPECT_EQ(bad.exit_code, 2);
-  const std::string graph = WriteTvm("cli_graph", tvm_testing::GraphV6());
-  CommandResult refused = Mlf({"upgrade", graph, "-o", graph + ".v8"});
+  const std::string op = WriteTvm("cli_operator", tvm_testing::OperatorV5());
+  CommandResult refused = Mlf({"upgrade", op, "-o", op + ".v8"});
   EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_EQ(refused.err.rfind("mlf: error: cannot upgrade '" + graph + "': module 'default'", 0), 0u);
+  EXPECT_EQ(refused.err.rfind("mlf: error: cannot upgrade '" + op + "': module 'add'", 0), 0u);
 }
 
 TEST(TvmUpgradeCliTest, UpgradeVerifyInspectRun) {

@@ -39,6 +39,11 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan,
     files.push_back({member, input.members.at(member)});
   }
   for (const ModulePlan& m : plan.modules) {
+    if (m.kind == ModuleKind::kTvmGraph) {
+      files.push_back({m.graph_source, GraphSource(m)});
+      if (!m.constants.empty()) files.push_back({m.constants_source, GraphParametersSource(m)});
+      continue;
+    }
     if (m.constants.empty()) continue;
     files.push_back(
         {m.constants_source, ParametersSource(m, input.members.at(m.constants_member))});
@@ -47,9 +52,6 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan,
     // mlfkit's stand-ins for TVM's runtime headers and runtime (loader/tvm_compat).
     for (const tvm_compat::File& f : tvm_compat::Files()) {
       files.push_back({"mlf_tvm/" + std::string(f.path), std::string(f.content)});
-    }
-    for (const ModulePlan& m : plan.modules) {
-      if (!m.graph_params.empty()) files.push_back({GraphParametersPath(m), GraphParametersSource(m)});
     }
   }
   MLF_RETURN_IF_ERROR(Add(&files, "src/main.c", plan.tvm ? TvmMainSource(plan) : MainSource(plan)));

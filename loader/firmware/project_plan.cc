@@ -6,7 +6,6 @@
 
 #include "artifact/c_name.h"
 #include "artifact/dtype.h"
-#include "artifact/tvm_params.h"
 #include "loader/firmware/c_text.h"
 
 namespace mlf::firmware {
@@ -83,159 +82,40 @@ uint64_t TensorBytes(const std::vector<TensorInfo>& tensors) {
   return total;
 }
 
-// The scratch TVMBackendAllocWorkspace hands out: the model's workspace, or
-// for modules whose operators are called one by one, the largest operator's.
-uint64_t TvmWorkspaceBytes(const ModuleMetadata& m) {
-  uint64_t bytes = m.memory.workspace_size_bytes;
-  for (const TvmOperatorFunction& f : m.tvm->operator_functions) {
-    bytes = std::max(bytes, f.workspace_size_bytes);
-  }
-  return bytes;
-}
-
-// A graph argument that is a parameter: its tensor must be the entry's.
-Status MatchParameter(const GraphEntry& entry, const NamedTensor& param) {
-  if (entry.dtype != param.dtype || entry.shape != param.shape) {
-    return InvalidArgument("parameter '" + param.name + "' is " + DTypeName(param.dtype) +
-                           FormatShape(param.shape) + " in the .params file but " +
-                           DTypeName(entry.dtype) + FormatShape(entry.shape) + " in the graph");
-  }
-  return Status::Ok();
-}
-
-Result<std::map<std::string, NamedTensor>> GraphParameters(const ModuleMetadata& m,
-                                                           const ProjectInput& input) {
-  std::map<std::string, NamedTensor> params;
-  if (!m.parameters || !input.members.count(m.parameters->path)) return params;
-  Result<std::vector<NamedTensor>> read = ReadTvmParams(input.members.at(m.parameters->path));
-  if (!read.ok()) return read.status().WithContext(m.parameters->path);
-  for (NamedTensor& t : *read) params[t.name] = std::move(t);
-  return params;
-}
-
-// Graph arguments become parameters (const arrays) or the inputs' storage;
-// every storage id that is not a parameter's gets a static array.
-Status PlanGraphStorage(ModulePlan* plan, const ProjectInput& input, Identifiers* ids) {
-  const GraphProgram& g = plan->graph;
-  MLF_ASSIGN_OR_RETURN(auto params, GraphParameters(*plan->metadata, input));
-  std::map<int, std::string> param_of;  // storage id -> parameter
-  std::set<int> param_entries;
-  for (const GraphArg& arg : g.args) {
-    auto p = params.find(arg.name);
-    if (p == params.end()) continue;
-    const GraphEntry& entry = g.entries[arg.entry];
-    MLF_RETURN_IF_ERROR(MatchParameter(entry, p->second));
-    param_of[entry.storage_id] = arg.name;
-    param_entries.insert(arg.entry);
-    plan->graph_params.push_back(
-        {arg.name, ids->Take("mlf_" + plan->c_name + "_param_" + SanitizeCName(arg.name)),
-         std::move(p->second.data), entry.storage_id});
-  }
-  if (!plan->graph_params.empty()) plan->constants_source = "parameters/" + plan->c_name + "_params.c";
-  for (size_t e = 0; e < g.entries.size(); ++e) {
-    auto p = param_of.find(g.entries[e].storage_id);
-    if (p != param_of.end() && !param_entries.count(static_cast<int>(e))) {
-      return Unimplemented("storage " + std::to_string(p->first) + " holds parameter '" +
-                           p->second + "' and other tensors; parameters stay in flash, so their "
-                           "storage cannot be shared");
-    }
-  }
-  for (const auto& [sid, bytes] : g.storage_bytes) {
-    if (param_of.count(sid)) {
-      plan->storage[sid] = "";
-      continue;
-    }
-    plan->storage[sid] = ids->Take("mlf_workspace_" + plan->c_name + "_sid" + std::to_string(sid));
-    plan->ram_bytes += bytes;
-  }
-  return Status::Ok();
-}
-
-// The inputs and outputs of a graph module live in its storage.
-Status BindGraphTensors(ModulePlan* plan) {
-  const GraphProgram& g = plan->graph;
-  for (TensorPlan& t : plan->inputs) {
-    const GraphArg* arg = nullptr;
-    for (const GraphArg& a : g.args) {
-      if (a.name == t.info.name) arg = &a;
-    }
-    if (arg == nullptr) return NotFound("input '" + t.info.name + "' is not an argument of the graph");
-    const GraphEntry& e = g.entries[arg->entry];
-    if (plan->storage.at(e.storage_id).empty()) {
-      return InvalidArgument("input '" + t.info.name + "' is also a parameter in the .params file");
-    }
-    if (e.bytes != t.info.size_bytes) {
-      return InvalidArgument("input '" + t.info.name + "' is " + std::to_string(t.info.size_bytes) +
-                             " bytes, its graph entry " + std::to_string(e.bytes));
-    }
-    t.buffer = plan->storage.at(e.storage_id);
-  }
-  for (const GraphArg& a : g.args) {
-    const bool is_input = std::any_of(plan->inputs.begin(), plan->inputs.end(),
-                                      [&](const TensorPlan& t) { return t.info.name == a.name; });
-    if (!is_input && !plan->storage.at(g.entries[a.entry].storage_id).empty()) {
-      return NotFound("graph argument '" + a.name +
-                      "' is neither an input of the module nor a parameter in the .params file");
-    }
-  }
-  if (g.heads.size() != plan->outputs.size()) {
-    return InvalidArgument("the graph has " + std::to_string(g.heads.size()) + " outputs, the metadata " +
-                           std::to_string(plan->outputs.size()));
-  }
-  for (size_t i = 0; i < g.heads.size(); ++i) {
-    const GraphEntry& e = g.entries[g.heads[i]];
-    if (e.bytes != plan->outputs[i].info.size_bytes) {
-      return InvalidArgument("output '" + plan->outputs[i].info.name + "' is " +
-                             std::to_string(plan->outputs[i].info.size_bytes) + " bytes, its graph entry " +
-                             std::to_string(e.bytes));
-    }
-    plan->outputs[i].buffer = plan->storage.at(e.storage_id);
-    if (plan->outputs[i].buffer.empty()) {
-      return Unimplemented("output '" + plan->outputs[i].info.name + "' is a parameter");
-    }
-  }
-  return Status::Ok();
-}
-
-// The packed functions main.c declares must be plain C identifiers.
-Status CheckFunctionName(const std::string& function) {
-  if (function.empty() || SanitizeCName(function) != function ||
-      std::isdigit(static_cast<unsigned char>(function[0])) || function.rfind("mlf_", 0) == 0) {
-    return InvalidArgument("function '" + function + "' is not a C identifier main.c can call");
-  }
-  return Status::Ok();
-}
-
+// The graph becomes a function (src/<mod>_graph.c) over the module's input and
+// output buffers, one static workspace and the parameter blob in flash.
 Status PlanGraph(ModulePlan* plan, const ProjectInput& input, Identifiers* ids) {
-  const std::string& path = plan->metadata->tvm->graph_path;
+  const ModuleMetadata& m = *plan->metadata;
+  const std::string& path = m.tvm->graph_path;
   auto text = input.members.find(path);
   if (text == input.members.end()) return NotFound("graph JSON '" + path + "' is not in the archive");
-  Result<GraphProgram> program = ParseGraphProgram(text->second);
-  if (!program.ok()) return program.status().WithContext(path);
-  plan->graph = std::move(*program);
-  for (const GraphCall& call : plan->graph.calls) {
-    if (call.function == "__nop" || call.function == "__copy") {
-      if (call.num_inputs != 1 || call.args.size() != 2) {
-        return InvalidArgument(path + ": " + call.function + " node '" + call.node_name +
-                               "' does not have one input and one output");
-      }
-      continue;
-    }
-    MLF_RETURN_IF_ERROR(CheckFunctionName(call.function));
+  std::string_view params;
+  if (m.parameters && input.members.count(m.parameters->path)) params = input.members.at(m.parameters->path);
+  Result<tvm_compat::GraphPlan> graph = tvm_compat::PlanGraph(m, text->second, params);
+  if (!graph.ok()) return graph.status().WithContext(path);
+  plan->graph = std::move(*graph);
+  plan->graph_source = "src/" + plan->c_name + "_graph.c";
+  plan->workspace_bytes = plan->graph.workspace_bytes();
+  plan->workspace = plan->workspace_bytes > 0 ? ids->Take("mlf_workspace_" + plan->c_name) : "";
+  plan->ram_bytes = plan->workspace_bytes + TensorBytes(m.inputs) + TensorBytes(m.outputs);
+  if (!plan->graph.constants.empty()) {
+    plan->constants = ids->Take("mlf_" + plan->c_name + "_constants");
+    plan->constants_source = "parameters/" + plan->c_name + "_params.c";
   }
-  MLF_RETURN_IF_ERROR(PlanGraphStorage(plan, input, ids));
-  return BindGraphTensors(plan);
+  return Status::Ok();
 }
 
 Status PlanTvm(ModulePlan* plan, const ProjectInput& input, Identifiers* ids) {
   const ModuleMetadata& m = *plan->metadata;
-  plan->workspace_bytes =
-      plan->kind == ModuleKind::kTvmAot ? m.memory.workspace_size_bytes : TvmWorkspaceBytes(m);
+  if (plan->kind == ModuleKind::kTvmGraph) return PlanGraph(plan, input, ids);
+  plan->workspace_bytes = plan->kind == ModuleKind::kTvmAot ? m.memory.workspace_size_bytes
+                                                            : tvm_compat::GraphAllocatorBytes(m);
   plan->workspace = plan->workspace_bytes > 0 ? ids->Take("mlf_workspace_" + plan->c_name) : "";
   plan->ram_bytes = plan->workspace_bytes;
-  if (plan->kind == ModuleKind::kTvmGraph) return PlanGraph(plan, input, ids);
   if (plan->kind == ModuleKind::kTvmOperator) {
-    for (const TvmOperatorBuffer& b : m.tvm->operator_buffers) MLF_RETURN_IF_ERROR(CheckFunctionName(b.function));
+    for (const TvmOperatorBuffer& b : m.tvm->operator_buffers) {
+      MLF_RETURN_IF_ERROR(tvm_compat::CheckPackedFunctionName(b.function));
+    }
     // Each buffer is both an input and an output (tvm_support.h): one array.
     for (size_t i = 0; i < plan->outputs.size(); ++i) plan->outputs[i].buffer = plan->inputs[i].buffer;
     plan->ram_bytes += TensorBytes(m.inputs);
@@ -293,8 +173,10 @@ Status CheckFits(const ProjectPlan& plan, const ProjectInput& input) {
   if (!p.cortex_m) return Status::Ok();
   uint64_t flash = 0, ram = p.stack_bytes;
   for (const ModulePlan& m : plan.modules) {
-    if (!m.constants.empty()) flash += input.members.at(m.constants_member).size();
-    for (const GraphParam& p : m.graph_params) flash += p.bytes.size();
+    if (!m.constants.empty()) {
+      flash += m.kind == ModuleKind::kTvmGraph ? m.graph.constants.size()
+                                               : input.members.at(m.constants_member).size();
+    }
     ram += m.ram_bytes;
   }
   for (const auto& [ref, sample] : plan.samples) flash += sample.bytes.size();
@@ -317,6 +199,7 @@ void AddUnique(std::vector<std::string>* list, const std::string& item) {
 void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
   for (const ModulePlan& m : plan->modules) {
     for (const std::string& source : m.metadata->sources) AddUnique(&plan->model_sources, source);
+    if (!m.graph_source.empty()) plan->model_sources.push_back(m.graph_source);
     if (!m.constants_source.empty()) plan->support_sources.push_back(m.constants_source);
   }
   plan->include_dirs = {"codegen/host/include"};

@@ -12,7 +12,9 @@
 // and for TVM archives (tvm_project.h):
 //   runtime/include/...           the archive's bundled TVM runtime headers, if any
 //   mlf_tvm/include/..., mlf_tvm/src/mlf_tvm_runtime.c   mlfkit's compatibility layer
-//   parameters/<mod>_params.c     a graph executor module's .params as const arrays
+//   parameters/<mod>_params.c     a graph executor module's .params as one const blob
+//   src/<mod>_graph.c             a graph executor module's graph as a C function
+//                                 (loader/tvm_compat/graph_source.h)
 #ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
 #define MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
 
@@ -26,7 +28,7 @@
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/sample_input.h"
-#include "loader/firmware/tvm_graph.h"
+#include "loader/tvm_compat/graph_plan.h"
 
 namespace mlf::firmware {
 
@@ -44,16 +46,8 @@ struct TensorPlan {
 enum class ModuleKind {
   kMlf,          // mlfkit's ABI: tvmgen_<mod>_run(inputs, outputs, pools)
   kTvmAot,       // TVM AOT, C interface: tvmgen_<mod>_run(inputs, outputs)
-  kTvmGraph,     // TVM graph executor: its packed functions in graph order
+  kTvmGraph,     // TVM graph executor: the generated graph function (src/<mod>_graph.c)
   kTvmOperator,  // TVM operator style: each operator's packed function
-};
-
-// A graph executor parameter as a const array (parameters/<mod>_params.c).
-struct GraphParam {
-  std::string name;    // in the .params file
-  std::string array;   // C identifier
-  std::string bytes;   // the tensor's data
-  int storage_id = 0;  // the graph storage it stands for
 };
 
 struct ModulePlan {
@@ -63,18 +57,17 @@ struct ModulePlan {
   ModuleKind kind = ModuleKind::kMlf;
   std::vector<TensorPlan> inputs, outputs;
   std::string workspace;         // static workspace array; "" when the size is 0
-  std::string constants;         // const parameter array; "" unless file storage
+  std::string constants;         // const parameter array; "" unless file storage or graph
   std::string constants_source;  // "parameters/<c_name>_params.c"
-  std::string constants_member;  // the blob's archive member
+  std::string constants_member;  // the blob's archive member ("" for graph modules)
   // TVM modules: the workspace behind TVMBackendAllocWorkspace, in bytes.
   uint64_t workspace_bytes = 0;
   // Static RAM the module's buffers take, for the fit check.
   uint64_t ram_bytes = 0;
-  // kTvmGraph: the program, the storage arrays by storage id ("" for
-  // parameters, which stay in flash) and the parameters.
-  GraphProgram graph;
-  std::map<int, std::string> storage;
-  std::vector<GraphParam> graph_params;
+  // kTvmGraph: the plan of the graph function (its parameter blob is
+  // `constants`, its workspace `workspace`) and its source file.
+  tvm_compat::GraphPlan graph;
+  std::string graph_source;  // "src/<c_name>_graph.c"
 };
 
 struct ProjectPlan {

@@ -36,11 +36,10 @@ std::string Workspace(const ModulePlan& plan) {
 }
 
 std::string Parameters(const ModulePlan& m) {
-  if (!m.graph_params.empty()) {
-    uint64_t bytes = 0;
-    for (const GraphParam& p : m.graph_params) bytes += p.bytes.size();
-    return std::to_string(bytes) + " bytes from " + m.metadata->parameters->path + ", `" +
-           m.constants_source + "`";
+  if (m.kind == ModuleKind::kTvmGraph) {
+    if (m.constants.empty()) return "none";
+    return std::to_string(m.graph.constants.size()) + " bytes from " +
+           m.metadata->parameters->path + ", `" + m.constants_source + "`";
   }
   if (m.kind == ModuleKind::kTvmOperator) return "none";
   if (!m.metadata->parameters) return "none";
@@ -157,11 +156,12 @@ std::string ModuleNote(const ModulePlan& m) {
              "as static arrays.";
     case ModuleKind::kTvmGraph:
       return "- " + c + " (graph executor): there is no graph interpreter in the firmware. `mlf "
-             "project` read `" + m.metadata->tvm->graph_path + "` and wrote its nodes as calls of "
-             "their packed functions in `graph_" + m.c_name + "()`, each with `DLTensor` "
-             "arguments over static storage, one array per storage id of TVM's memory plan; the "
-             "parameters from `.params` are const arrays in `" +
-             (m.constants_source.empty() ? std::string("parameters/") : m.constants_source) + "`.";
+             "project` read `" + m.metadata->tvm->graph_path + "` and wrote the graph as one C "
+             "function, `mlf_tvm_" + m.c_name + "_graph_run()` in `" + m.graph_source +
+             "`, which calls the nodes' packed functions in order with `DLTensor` arguments (the "
+             "same code `mlf run` and `mlf upgrade` generate). Graph storage is one static "
+             "workspace; the parameters from `.params` are one const array" +
+             (m.constants_source.empty() ? std::string() : " in `" + m.constants_source + "`") + ".";
     case ModuleKind::kTvmOperator:
       return "- " + c + " (operator style): `operators_" + m.c_name + "()` calls each operator's "
              "packed function with `DLTensor`s over its buffers. TVM's metadata does not say which "
@@ -184,7 +184,7 @@ std::string ModelLayout(const ProjectPlan& plan) {
          "codegen/host/src/       TVM's generated C sources, exactly as in the archive\n" +
          (bundled ? "runtime/include/        the archive's bundled TVM runtime headers (used first)\n" : "") +
          "mlf_tvm/                mlfkit's stand-ins for TVM's runtime headers and runtime\n"
-         "parameters/             a graph module's .params as const arrays (flash)\n";
+         "parameters/             a graph module's .params as one const array (flash)\n";
 }
 
 Result<std::string> Calling(const ProjectPlan& plan) {

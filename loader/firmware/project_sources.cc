@@ -116,10 +116,6 @@ std::string ModelDataHeader(const ProjectPlan& plan) {
       out += "/* Module \"" + CCommentText(m.name) + "\": pass as pools.constants. */\n" +
              "extern const uint8_t " + m.constants + "[];\n";
     }
-    for (const GraphParam& p : m.graph_params) {
-      out += "/* Module \"" + CCommentText(m.name) + "\": graph parameter \"" +
-             CCommentText(p.name) + "\". */\nextern const uint8_t " + p.array + "[];\n";
-    }
     for (const TensorPlan& t : m.inputs) {
       if (!t.sample.empty()) {
         out += "/* Sample for input " + Describe(t) + " of module \"" + CCommentText(m.name) +

@@ -7,6 +7,7 @@
 #include "loader/firmware/c_text.h"
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
+#include "loader/tvm_compat/graph_source.h"
 
 namespace mlf::firmware {
 namespace {
@@ -109,94 +110,37 @@ Result<std::string> AotBlock(const ModulePlan& m) {
 
 // ----------------------------------------------------------------- graph --
 
-// What each storage id holds, for the comments.
-std::map<int, std::string> StorageUse(const ModulePlan& m) {
-  std::map<int, std::string> use;
-  const GraphProgram& g = m.graph;
-  for (const GraphArg& a : g.args) {
-    std::string& text = use[g.entries[a.entry].storage_id];
-    text += std::string(text.empty() ? "" : ", ") + "argument \"" + CCommentText(a.name) + "\"";
-  }
-  for (size_t i = 0; i < g.heads.size(); ++i) {
-    int sid = g.entries[g.heads[i]].storage_id;
-    use[sid] += std::string(use[sid].empty() ? "" : ", ") + "output \"" +
-                CCommentText(m.outputs[i].info.name) + "\"";
-  }
-  return use;
-}
-
-std::string GraphStorage(const ModulePlan& m) {
-  std::map<int, std::string> use = StorageUse(m);
-  std::string out = "/* The graph's storage: one array per storage id of TVM's memory plan. */\n";
-  for (const auto& [sid, name] : m.storage) {
-    const std::string what = use.count(sid) ? use[sid] : "intermediates";
-    if (name.empty()) {
-      out += "/* storage " + Number(sid) + ": " + what + ", a parameter in flash (parameters/) */\n";
-    } else {
-      out += Array(name, m.graph.storage_bytes.at(sid), "storage " + Number(sid) + ": " + what);
-    }
-  }
-  return out + WorkspaceArray(m);
-}
-
-// The data pointer of entry `e`: its storage array or its parameter.
-std::string EntryData(const ModulePlan& m, int e) {
-  const int sid = m.graph.entries[e].storage_id;
-  const std::string& storage = m.storage.at(sid);
-  if (!storage.empty()) return storage;
-  for (const GraphParam& p : m.graph_params) {
-    if (p.storage_id == sid) return "(void*)" + p.array;
-  }
-  return "NULL";
-}
-
-std::string GraphCallCode(const ModulePlan& m, const GraphCall& call) {
-  const GraphProgram& g = m.graph;
-  std::string out = "\n  /* node \"" + CCommentText(call.node_name) + "\"" +
-                    (call.node_name == call.function ? "" : ": " + CCommentText(call.function)) +
-                    " */\n";
-  if (call.function == "__nop" || call.function == "__copy") {
-    const std::string from = EntryData(m, call.args[0]), to = EntryData(m, call.args[1]);
-    if (from == to) return out + "  /* the output shares its input's storage: nothing to do */\n";
-    return out + "  memcpy(" + to + ", " + from + ", " + Number(g.entries[call.args[1]].bytes) + ");\n";
-  }
-  for (size_t i = 0; i < call.args.size(); ++i) {
-    const GraphEntry& e = g.entries[call.args[i]];
-    out += TensorArgument(i, EntryData(m, call.args[i]), "shape_" + Number(call.args[i]), e.shape,
-                          e.dtype);
-  }
-  return out + CallPacked(call.function, call.args.size());
-}
-
+// The module's buffers and workspace, and a call of its graph function
+// (src/<mod>_graph.c, loader/tvm_compat/graph_source.h).
 std::string GraphBlock(const ModulePlan& m) {
-  const GraphProgram& g = m.graph;
   std::string out = "\n/* ---- module \"" + CCommentText(m.name) + "\": TVM graph executor, " +
-                    CCommentText(m.metadata->tvm->graph_path) + " ---- */\n\n" + GraphStorage(m);
-  std::map<std::string, bool> declared;
-  size_t max_args = 1;
-  for (const GraphCall& call : g.calls) {
-    max_args = std::max(max_args, call.args.size());
-    if (call.function == "__nop" || call.function == "__copy" || declared[call.function]) continue;
-    declared[call.function] = true;
-    out += "\n" + PackedDeclaration(call.function);
+                    CCommentText(m.metadata->tvm->graph_path) + ", as the function in " +
+                    m.graph_source + " ---- */\n\n";
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    for (const TensorPlan& t : *list) out += Array(t.buffer, t.info.size_bytes, Describe(t));
   }
-  // The shapes of every entry a call uses ("shape_<entry id>").
-  std::string shapes;
-  std::map<int, bool> shaped;
-  for (const GraphCall& call : g.calls) {
-    if (call.function == "__nop" || call.function == "__copy") continue;
-    for (int e : call.args) {
-      if (!shaped[e]) shapes += ShapeArray("shape_" + Number(e), g.entries[e].shape);
-      shaped[e] = true;
-    }
+  if (m.workspace.empty()) {
+    out += "/* no workspace: the graph's storage is its inputs, outputs and parameters */\n";
+  } else {
+    out += Array(m.workspace, m.workspace_bytes,
+                 Number(m.graph.storage_bytes) + " bytes of graph storage, then " +
+                     Number(m.graph.allocator_bytes) + " behind TVMBackendAllocWorkspace");
   }
-  out += "\n/* The graph's nodes in order, as TVM's graph executor runs them. */\n"
-         "static int32_t graph_" + m.c_name + "(void* unused_inputs, void* unused_outputs) {\n" +
-         shapes + PackedLocals(max_args);
-  for (const GraphCall& call : g.calls) out += GraphCallCode(m, call);
-  out += "  (void)tensors;\n  (void)values;\n  (void)codes;\n  (void)ret_value;\n  (void)ret_code;\n"
-         "  (void)status;\n  return 0;\n}\n";
-  return out + RunFunction(m, "graph", "the graph of module '" + m.name + "'");
+  out += "\n" + tvm_compat::GraphRunDeclaration(m.c_name) + "\nstatic int run_" + m.c_name +
+         "(void) {\n  void* inputs[" + Number(std::max<size_t>(m.inputs.size(), 1)) +
+         "];\n  void* outputs[" + Number(std::max<size_t>(m.outputs.size(), 1)) +
+         "];\n  int32_t status;\n\n" + SampleCopies(m);
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    out += "  inputs[" + Number(i) + "] = " + m.inputs[i].buffer + ";\n";
+  }
+  for (size_t i = 0; i < m.outputs.size(); ++i) {
+    out += "  outputs[" + Number(i) + "] = " + m.outputs[i].buffer + ";\n";
+  }
+  return out + "  status = " + tvm_compat::GraphRunSymbol(m.c_name) + "(inputs, outputs, " +
+         (m.workspace.empty() ? "NULL" : m.workspace) + ", " +
+         (m.constants.empty() ? "NULL" : m.constants) + ");\n  if (status != 0) return report_failure(" +
+         CStringLiteral(tvm_compat::GraphRunSymbol(m.c_name)) + ", status);\n" + Prints(m) +
+         "  return 0;\n}\n";
 }
 
 // -------------------------------------------------------------- operator --
@@ -247,7 +191,6 @@ Result<std::string> TvmMainSource(const ProjectPlan& plan) {
       modules += block;
     } else if (m.kind == ModuleKind::kTvmGraph) {
       modules += GraphBlock(m);
-      packed = true;
     } else if (m.kind == ModuleKind::kTvmOperator) {
       modules += OperatorBlock(m);
       packed = true;
@@ -275,27 +218,24 @@ Result<std::string> TvmMainSource(const ProjectPlan& plan) {
        {"CALLS", calls}});
 }
 
-std::string GraphParametersPath(const ModulePlan& m) { return m.constants_source; }
+std::string GraphSource(const ModulePlan& m) {
+  return tvm_compat::GraphRunSource(m.name, m.c_name, m.metadata->tvm->graph_path, m.graph);
+}
 
 std::string GraphParametersSource(const ModulePlan& m) {
   std::string out = "/*\n * Parameters of module \"" + CCommentText(m.name) + "\" from " +
-                    CCommentText(m.metadata->parameters->path) +
-                    " (TVM's .params), as const arrays in flash:\n"
-                    " * main.c passes them to the graph's functions as DLTensor data.\n"
-                    " * Generated by `mlf project`; see README.md.\n */\n"
-                    "#include <stdint.h>\n\n#include \"model_data.h\"\n";
-  for (const GraphParam& p : m.graph_params) {
-    const GraphEntry* entry = nullptr;
-    for (const GraphArg& a : m.graph.args) {
-      if (a.name == p.name) entry = &m.graph.entries[a.entry];
-    }
-    out += "\n/* \"" + CCommentText(p.name) + "\"" +
-           (entry ? std::string(": ") + DTypeName(entry->dtype) + FormatShape(entry->shape) : "") +
-           ", graph storage " + Number(p.storage_id) + " */\nconst uint8_t " + p.array + "[" +
-           Number(std::max<size_t>(p.bytes.size(), 1)) + "]" + kAlign + " = " +
-           CByteInitializer(p.bytes) + ";\n";
+                    CCommentText(m.metadata->parameters->path) + " (TVM's .params), " +
+                    Number(m.graph.constants.size()) +
+                    " bytes as one const array in flash:\n"
+                    " * main.c passes it to " + tvm_compat::GraphRunSymbol(m.c_name) +
+                    " as its constants.\n * Generated by `mlf project`; see README.md.\n *\n";
+  for (const ParamTensor& t : m.graph.constants_index) {
+    out += " *   " + CCommentText(t.name) + ": " + DTypeName(t.dtype) + FormatShape(t.shape) +
+           " at offset " + Number(t.offset) + " (" + Number(t.size_bytes) + " bytes)\n";
   }
-  return out;
+  return out + " */\n#include <stdint.h>\n\n#include \"model_data.h\"\n\nconst uint8_t " +
+         m.constants + "[" + Number(std::max<size_t>(m.graph.constants.size(), 1)) + "]" +
+         " __attribute__((aligned(64))) = " + CByteInitializer(m.graph.constants) + ";\n";
 }
 
 }  // namespace mlf::firmware

@@ -3,7 +3,7 @@
 //
 // Built: AOT modules with the C interface (either inner entry point,
 // TVMBackendAllocWorkspace or USMP pools as static arrays), graph executor
-// modules (tvm_graph.h) and operator-style modules. Refused, with a message
+// modules (loader/tvm_compat/graph_plan.h) and operator-style modules. Refused, with a message
 // saying why and what to do instead: code for a target the platform's core
 // cannot run (the message names the target and the platforms that can, as
 // the host loader's refusal does), the packed API without a graph, entry

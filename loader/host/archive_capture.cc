@@ -14,6 +14,10 @@ bool IsTvmRuntimeHeader(const std::string& name) { return name.rfind("runtime/in
 Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
   for (const auto& [name, module] : metadata.modules) {
     if (module.tvm) stage_tvm_runtime_ = true;
+    if (module.tvm && module.tvm->executor == "graph") {
+      if (!module.tvm->graph_path.empty()) tvm_graph_[module.tvm->graph_path];
+      if (module.parameters) tvm_graph_[module.parameters->path];
+    }
     if (module.host_library && module.host_library->triple == HostTriple()) {
       library_of_[name] = module.host_library->path;
     } else {
@@ -46,6 +50,12 @@ Status ArchiveCapture::Begin(const EntryInfo& entry) {
     sink_ = Sink::kParameters;
     return Status::Ok();
   }
+  if (tvm_graph_.count(entry.name)) {
+    tvm_graph_[entry.name].clear();
+    tvm_graph_[entry.name].reserve(entry.size);
+    sink_ = Sink::kTvmGraph;
+    return Status::Ok();
+  }
   if (stage_sources_ && (IsHostSourceOrHeader(entry.name) ||
                          (stage_tvm_runtime_ && IsTvmRuntimeHeader(entry.name)))) {
     staged_.push_back(StagedFile{entry.name, ""});
@@ -66,6 +76,9 @@ Status ArchiveCapture::Data(const void* data, size_t size) {
     case Sink::kParameters: return parameters_[current_]->Append(data, size);
     case Sink::kStaged:
       staged_.back().content.append(static_cast<const char*>(data), size);
+      return Status::Ok();
+    case Sink::kTvmGraph:
+      tvm_graph_[current_].append(static_cast<const char*>(data), size);
       return Status::Ok();
   }
   return Status::Ok();

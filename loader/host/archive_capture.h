@@ -36,13 +36,16 @@ class ArchiveCapture : public MemberConsumer {
   // Files under codegen/host/ (sources and headers), for compiling; for TVM
   // archives also a bundled runtime/include/ (TVM's standalone C runtime).
   const std::vector<StagedFile>& staged_files() const { return staged_; }
+  // TVM graph executor modules: their graph JSON and .params members, by
+  // path (the graph is turned into C when the module is bound).
+  const std::map<std::string, std::string>& tvm_graph_members() const { return tvm_graph_; }
   // Every captured parameter blob, by member path.
   std::map<std::string, std::unique_ptr<ParameterBuffer>> TakeParameters() {
     return std::move(parameters_);
   }
 
  private:
-  enum class Sink { kNone, kLibrary, kParameters, kStaged };
+  enum class Sink { kNone, kLibrary, kParameters, kStaged, kTvmGraph };
 
   int archive_fd_;
   std::map<std::string, std::string> library_of_;  // module -> library member
@@ -53,6 +56,7 @@ class ArchiveCapture : public MemberConsumer {
   std::map<std::string, std::unique_ptr<MemoryFile>> libraries_;
   std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;
   std::vector<StagedFile> staged_;
+  std::map<std::string, std::string> tvm_graph_;  // wanted members -> bytes
 
   Sink sink_ = Sink::kNone;
   std::string current_;

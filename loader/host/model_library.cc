@@ -98,7 +98,13 @@ class LibraryLoader {
       library_->refused_.emplace(name, support);
       return Status::Ok();
     }
-    TvmHostBuild build = MakeTvmHostBuild(name, module, capture.staged_files(), options_.build);
+    Result<TvmHostBuild> made = MakeTvmHostBuild(name, module, capture.staged_files(),
+                                                 capture.tvm_graph_members(), options_.build);
+    if (!made.ok()) {  // a graph the generated code cannot run
+      library_->refused_.emplace(name, made.status());
+      return Status::Ok();
+    }
+    const TvmHostBuild& build = *made;
     MLF_ASSIGN_OR_RETURN(std::string so, CompileCached(name, build.files, build.sources, build.config));
     MLF_ASSIGN_OR_RETURN(std::unique_ptr<SharedObject> object,
                          SharedObject::OpenFile(so, "compiled for module '" + name + "'"));
@@ -109,10 +115,20 @@ class LibraryLoader {
     b.entry_symbol = module.tvm->run_function;
     b.run = reinterpret_cast<ModelRunFn>(run_fn);
     b.last_error = reinterpret_cast<const char* (*)()>(last_error);
-    b.workspace_bytes = module.memory.workspace_size_bytes;
+    b.workspace_bytes = build.workspace_bytes;
     MLF_ASSIGN_OR_RETURN(b.inputs, TvmTensorSpecs(name, "input", module.inputs));
     MLF_ASSIGN_OR_RETURN(b.outputs, TvmTensorSpecs(name, "output", module.outputs));
-    b.serialize = (library_->run_locks_[name] = std::make_unique<std::mutex>()).get();
+    if (!build.constants.empty()) {
+      // The graph's parameters, shared read-only by every executor.
+      MLF_ASSIGN_OR_RETURN(std::unique_ptr<ParameterBuffer> blob,
+                           ParameterBuffer::Allocate(build.constants.size(), name + " parameters"));
+      MLF_RETURN_IF_ERROR(blob->Append(build.constants.data(), build.constants.size()));
+      b.constants = blob->data();
+      library_->parameters_.push_back(std::move(blob));
+    }
+    if (!build.reentrant) {
+      b.serialize = (library_->run_locks_[name] = std::make_unique<std::mutex>()).get();
+    }
     library_->objects_.push_back(std::move(object));
     return Status::Ok();
   }

@@ -3,6 +3,7 @@
 #include "artifact/c_name.h"
 #include "artifact/dtype.h"
 #include "loader/tvm_compat/compat.h"
+#include "loader/tvm_compat/graph_source.h"
 
 namespace mlf {
 namespace {
@@ -20,6 +21,25 @@ std::string Join(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
+}
+
+// The graph plan of graph module `module` from its captured members.
+Result<tvm_compat::GraphPlan> PlanTvmGraph(const std::string& module, const ModuleMetadata& m,
+                                           const std::map<std::string, std::string>& members) {
+  const std::string who = "module " + Quote(module);
+  auto graph = members.find(m.tvm->graph_path);
+  if (graph == members.end()) {
+    return Internal(who + ": its graph JSON " + m.tvm->graph_path + " was not captured");
+  }
+  std::string_view params;
+  if (m.parameters) {
+    auto p = members.find(m.parameters->path);
+    if (p == members.end()) return Internal(who + ": " + m.parameters->path + " was not captured");
+    params = p->second;
+  }
+  Result<tvm_compat::GraphPlan> plan = tvm_compat::PlanGraph(m, graph->second, params);
+  if (!plan.ok()) return plan.status().WithContext(who + ": " + m.tvm->graph_path);
+  return plan;
 }
 
 }  // namespace
@@ -40,11 +60,10 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
                                     "point; mlf run runs full models (mlf inspect shows its "
                                     "buffers)");
   }
-  if (tvm.executor == "graph") {
-    return FailedPrecondition(who + " uses TVM's graph executor, which needs TVM's runtime to "
-                                    "interpret " + (tvm.graph_path.empty() ? "its graph JSON" : tvm.graph_path) +
-                                    "; mlf run runs TVM AOT modules with the C interface "
-                                    "(mlf inspect and mlf verify read this one)");
+  const bool graph = tvm.executor == "graph";
+  if (graph && tvm.graph_path.empty()) {
+    return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph "
+                                    "JSON (executor-config/graph/)");
   }
   if (!tvm.foreign_target.empty()) {
     const std::string platform = PlatformForCpu(m.target.mcpu);
@@ -53,11 +72,11 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
         "; it cannot run on this host (" + HostTriple() + "). Build a firmware project for it: mlf "
         "project ARCHIVE -o DIR --platform " + (platform.empty() ? "<board>" : platform));
   }
-  if (m.interface_api != "c" || tvm.run_function.empty()) {
+  if (!graph && (m.interface_api != "c" || tvm.run_function.empty())) {
     return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(module) +
                               "_run in codegen/host/include/tvmgen_" + SanitizeCName(module) +
                               ".h): it was built for TVM's packed API; mlf run runs AOT modules "
-                              "built with interface-api=c");
+                              "built with interface-api=c and graph executor modules");
   }
   if (m.sources.empty()) {
     return FailedPrecondition(who + " has no C sources" +
@@ -71,7 +90,7 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
       return Unimplemented(who + ": " + s + " is C++; mlf run compiles C sources only");
     }
   }
-  if (!tvm.extra_run_arguments.empty()) {
+  if (!graph && !tvm.extra_run_arguments.empty()) {
     return Unimplemented(who + ": its entry point tvmgen_" + SanitizeCName(module) +
                          "_run also takes " + Join(tvm.extra_run_arguments) +
                          " (workspace pools or devices the caller provides), which mlf run does "
@@ -97,18 +116,33 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
   return Status::Ok();
 }
 
-TvmHostBuild MakeTvmHostBuild(const std::string& module, const ModuleMetadata& m,
-                              const std::vector<StagedFile>& staged, const HostBuildConfig& base) {
+Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMetadata& m,
+                                      const std::vector<StagedFile>& staged,
+                                      const std::map<std::string, std::string>& members,
+                                      const HostBuildConfig& base) {
   const std::string c_module = SanitizeCName(module);
   TvmHostBuild b;
   b.files = staged;
   for (const tvm_compat::File& f : tvm_compat::Files()) {
     b.files.push_back(StagedFile{kCompatRoot + std::string(f.path), std::string(f.content)});
   }
-  const std::string wrapper = std::string(kCompatRoot) + "src/mlf_tvm_entry_" + c_module + ".c";
-  b.files.push_back(StagedFile{wrapper, tvm_compat::EntryWrapperSource(c_module)});
   b.sources = m.sources;
   b.sources.push_back(kCompatRoot + std::string(tvm_compat::kRuntimeSource));
+  const std::string wrapper = std::string(kCompatRoot) + "src/mlf_tvm_entry_" + c_module + ".c";
+  if (m.tvm->executor == "graph") {
+    MLF_ASSIGN_OR_RETURN(tvm_compat::GraphPlan plan, PlanTvmGraph(module, m, members));
+    const std::string graph = std::string(kCompatRoot) + "src/mlf_tvm_graph_" + c_module + ".c";
+    b.files.push_back(StagedFile{
+        graph, tvm_compat::GraphRunSource(module, c_module, m.tvm->graph_path, plan)});
+    b.files.push_back(StagedFile{wrapper, tvm_compat::GraphEntryWrapperSource(c_module)});
+    b.sources.push_back(graph);
+    b.workspace_bytes = plan.workspace_bytes();
+    b.constants = std::move(plan.constants);
+    b.reentrant = true;
+  } else {
+    b.files.push_back(StagedFile{wrapper, tvm_compat::EntryWrapperSource(c_module)});
+    b.workspace_bytes = m.memory.workspace_size_bytes;
+  }
   b.sources.push_back(wrapper);
   b.config = base;
   b.config.flags.push_back("-std=gnu11");

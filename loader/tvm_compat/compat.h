@@ -29,6 +29,10 @@
 //   struct { void* workspace; const void* constants; uint64_t workspace_size; }
 // The wrapper hands the workspace to mlf_tvm_run_with_workspace, which
 // installs it for the allocator around the call of tvmgen_<mod>_run.
+//
+// Graph executor modules have no entry point of their own: graph_program.h,
+// graph_plan.h and graph_source.h turn their graph JSON into one C function,
+// the same for the host loader, `mlf upgrade` and `mlf project`.
 #ifndef MLFKIT_LOADER_TVM_COMPAT_COMPAT_H_
 #define MLFKIT_LOADER_TVM_COMPAT_COMPAT_H_
 
@@ -65,6 +69,11 @@ inline constexpr char kLastErrorSymbol[] = "mlf_tvm_last_error";
 // installed. It declares what it calls itself and includes no archive
 // header, so it builds against any TVM interface header.
 std::string EntryWrapperSource(const std::string& c_module);
+
+// The same wrapper, EntrySymbol(c_module), for a graph executor module: it
+// calls the module's graph function (graph_source.h) with the executor's
+// workspace and constants (the graph's parameter blob).
+std::string GraphEntryWrapperSource(const std::string& c_module);
 
 }  // namespace mlf::tvm_compat
 

@@ -16,7 +16,11 @@
 //     caller's workspace. Nothing is global but a thread-local (a plain
 //     static on bare metal) pointer to the pools of the run in progress.
 //
-// Workspace layout, 64-byte aligned regions:
+// For a graph executor module, tvmgen_<mod>_run calls the module's graph
+// function instead (AdapterLayout::graph_run), which lays out the workspace
+// itself and takes the parameter blob as pools->constants.
+//
+// Workspace layout (AOT), 64-byte aligned regions:
 //   [0, pools_bytes)                     USMP pools moved out of static arrays
 //   [pools_bytes, pools_bytes + tvm)     TVM's workspace for the LIFO allocator
 #ifndef MLFKIT_LOADER_TVM_UPGRADE_ADAPTER_H_
@@ -39,6 +43,10 @@ std::string PoolAccessor(const std::string& c_module);
 struct AdapterLayout {
   uint64_t pools_bytes = 0;          // a multiple of 64
   uint64_t tvm_workspace_bytes = 0;  // TVM's memory.functions.main[0].workspace_size_bytes
+  // Graph executor modules: the graph function to call instead of TVM's run
+  // wrapper (loader/tvm_compat/graph_source.h), with the caller's whole
+  // workspace and constants (pools and TVM workspace are then 0).
+  std::string graph_run;
 };
 
 // The ABI v1 header of module `module` described by `m` (version-8 metadata).

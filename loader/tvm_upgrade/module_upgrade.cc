@@ -1,10 +1,12 @@
 #include "loader/tvm_upgrade/module_upgrade.h"
 
 #include "artifact/c_name.h"
+#include "artifact/dtype.h"
 #include "artifact/param_blob.h"
 #include "artifact/tvm_code.h"
 #include "loader/tvm_upgrade/adapter.h"
 #include "loader/tvm_upgrade/c_rewrite.h"
+#include "loader/tvm_compat/graph_source.h"
 
 namespace mlf::tvm_upgrade {
 namespace {
@@ -24,8 +26,8 @@ std::string Join(const std::vector<std::string>& words) {
 }
 
 constexpr char kNotRunnable[] = "; a version-8 archive runs TVM AOT modules with the C interface "
-                                "only, so upgrade cannot make it runnable (mlf inspect and mlf "
-                                "verify read the original)";
+                                "and graph executor modules only, so upgrade cannot make it "
+                                "runnable (mlf inspect and mlf verify read the original)";
 
 Status CheckTensors(const std::string& who, const ModuleMetadata& m) {
   for (const auto* list : {&m.inputs, &m.outputs}) {
@@ -131,6 +133,54 @@ Result<RewrittenCode> RewriteSources(const std::string& who, const std::string& 
   return out;
 }
 
+// A graph module's plan, from its graph JSON and .params members.
+Result<tvm_compat::GraphPlan> PlanModuleGraph(const std::string& who, const ModuleMetadata& m,
+                                              const std::map<std::string, std::string>& members) {
+  const std::string& path = m.tvm->graph_path;
+  auto graph = members.find(path);
+  if (graph == members.end()) return NotFound(who + ": " + path + " is not in the archive");
+  std::string_view params;
+  if (m.parameters) {
+    auto p = members.find(m.parameters->path);
+    if (p == members.end()) return NotFound(who + ": " + m.parameters->path + " is not in the archive");
+    params = p->second;
+  }
+  Result<tvm_compat::GraphPlan> plan = tvm_compat::PlanGraph(m, graph->second, params);
+  if (!plan.ok()) return plan.status().WithContext(who + ": " + path);
+  return plan;
+}
+
+// A graph module's TVM sources, carried unchanged: they only define packed
+// functions, but must leave the version-8 names free.
+Result<RewrittenCode> CarryGraphSources(const std::string& who, const std::string& c,
+                                        const ModuleMetadata& m,
+                                        const std::map<std::string, std::string>& members) {
+  RewrittenCode out;
+  for (const std::string& path : m.sources) {
+    auto member = members.find(path);
+    if (member == members.end()) return NotFound(who + ": " + path + " is not in the archive");
+    for (const std::string& taken : {"tvmgen_" + c + "_run", "tvmgen_" + c + "_metadata",
+                                     tvm_compat::GraphRunSymbol(c)}) {
+      if (CountIdentifier(member->second, taken) > 0) {
+        return FailedPrecondition(who + ": " + path + " already uses the name " + taken +
+                                  ", which upgrade needs for the version-8 entry point");
+      }
+    }
+    out.sources.push_back(StagedFile{path, member->second});
+  }
+  return out;
+}
+
+// The graph's parameter blob as version-8 "file" parameters.
+std::optional<ParametersInfo> BlobParameters(const std::string& c, const tvm_compat::GraphPlan& plan) {
+  if (plan.constants_index.empty()) return std::nullopt;
+  ParametersInfo p{"file", "parameters/" + c + ".bin", {}};
+  for (const ParamTensor& t : plan.constants_index) {
+    p.tensors.push_back(ParamTensorInfo{t.name, DTypeName(t.dtype), t.shape, t.offset, t.size_bytes});
+  }
+  return p;
+}
+
 }  // namespace
 
 Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
@@ -141,13 +191,12 @@ Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
     return FailedPrecondition(who + " is operator style: one TVM operator without a model entry "
                                     "point" + kNotRunnable);
   }
-  if (tvm.executor == "graph") {
-    return FailedPrecondition(who + " uses TVM's graph executor, whose operators only TVM's "
-                                    "runtime can call (it interprets " +
-                              (tvm.graph_path.empty() ? std::string("the graph JSON") : tvm.graph_path) + ")" +
-                              kNotRunnable);
+  const bool graph = tvm.executor == "graph";
+  if (graph && tvm.graph_path.empty()) {
+    return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph JSON "
+                                    "(executor-config/graph/)" + kNotRunnable);
   }
-  if (m.interface_api != "c" || tvm.run_function.empty()) {
+  if (!graph && (m.interface_api != "c" || tvm.run_function.empty())) {
     return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(name) +
                               "_run in its interface header): it was built for TVM's packed API" +
                               kNotRunnable);
@@ -162,7 +211,7 @@ Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
   for (const std::string& s : m.sources) {
     if (!EndsWith(s, ".c")) return Unimplemented(who + ": " + s + " is C++; upgrade carries C sources only");
   }
-  if (!tvm.extra_run_arguments.empty()) {
+  if (!graph && !tvm.extra_run_arguments.empty()) {
     return Unimplemented(who + ": its entry point tvmgen_" + SanitizeCName(name) + "_run also takes " +
                          Join(tvm.extra_run_arguments) +
                          " (workspace pools or devices the caller provides), which ABI version 1 "
@@ -178,8 +227,16 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   const TvmModuleInfo& tvm = *m.tvm;
   const std::string c = SanitizeCName(name);
   const std::string who = "module " + Quote(name);
-  MLF_RETURN_IF_ERROR(CheckHeaderStructs(who, c, m, members));
-  MLF_ASSIGN_OR_RETURN(RewrittenCode code, RewriteSources(who, c, m, members));
+  const bool graph = tvm.executor == "graph";
+  RewrittenCode code;
+  tvm_compat::GraphPlan plan;
+  if (graph) {
+    MLF_ASSIGN_OR_RETURN(plan, PlanModuleGraph(who, m, members));
+    MLF_ASSIGN_OR_RETURN(code, CarryGraphSources(who, c, m, members));
+  } else {
+    MLF_RETURN_IF_ERROR(CheckHeaderStructs(who, c, m, members));
+    MLF_ASSIGN_OR_RETURN(code, RewriteSources(who, c, m, members));
+  }
 
   UpgradedModule out;
   ModuleMetadata& v = out.metadata;
@@ -197,15 +254,26 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   for (const auto* list : {&v.inputs, &v.outputs}) {
     for (const TensorInfo& t : *list) io += t.size_bytes;
   }
-  const AdapterLayout layout{code.pools_bytes, m.memory.workspace_size_bytes};
+  AdapterLayout layout{code.pools_bytes, m.memory.workspace_size_bytes, ""};
   v.memory.workspace_size_bytes = layout.pools_bytes + layout.tvm_workspace_bytes;
   v.memory.constants_size_bytes = 0;
   v.memory.io_size_bytes = io;
   v.memory.alignment_bytes = 64;
   v.parameters = LinkedParameters(m);
+  if (graph) {
+    layout = AdapterLayout{0, 0, tvm_compat::GraphRunSymbol(c)};
+    v.memory.workspace_size_bytes = plan.workspace_bytes();
+    v.memory.constants_size_bytes = plan.constants.size();
+    v.parameters = BlobParameters(c, plan);
+    out.constants = std::move(plan.constants);
+  }
   for (const TvmOperatorFunction& f : tvm.operator_functions) v.operators.push_back(OperatorInfo{f.name, {}, 0});
 
   const std::string adapter = std::string(kSrcDir) + c + "_mlf_adapter.c";
+  if (graph) {
+    code.sources.push_back(StagedFile{std::string(kSrcDir) + c + "_mlf_graph.c",
+                                      tvm_compat::GraphRunSource(name, c, tvm.graph_path, plan)});
+  }
   for (const StagedFile& s : code.sources) v.sources.push_back(s.path);
   v.sources.push_back(adapter);
   v.sources.push_back(kRuntimeSource);

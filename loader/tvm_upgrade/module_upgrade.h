@@ -21,7 +21,10 @@ inline constexpr char kRuntimeSource[] = "codegen/host/src/mlf_tvm_runtime.c";
 
 struct UpgradedModule {
   ModuleMetadata metadata;         // version 8; host_library not yet set
-  std::vector<StagedFile> code;    // sources, adapter, interface header
+  std::vector<StagedFile> code;    // sources, adapter, interface header (graph: graph function)
+  // Graph executor modules: the parameter blob, member metadata.parameters->path
+  // ("parameters/<c>.bin"); empty when the graph has no parameters.
+  std::string constants;
   std::vector<std::string> notes;  // what a user should know (e.g. rewritten sources)
   // Empty when the code builds on this host; else why not (names the target).
   std::string not_for_host;
@@ -33,7 +36,14 @@ struct UpgradedModule {
 Status CheckUpgradable(const std::string& name, const ModuleMetadata& m);
 
 // Converts module `name`. `members` holds the archive's code and header
-// members by path; `metadata_sha256` is the original metadata.json's digest.
+// members by path (and for graph executor modules their graph JSON and
+// .params); `metadata_sha256` is the original metadata.json's digest.
+//
+// Graph executor modules keep TVM's sources as they are and get
+// codegen/host/src/<c>_mlf_graph.c, the graph as C (loader/tvm_compat/
+// graph_source.h), which the adapter's tvmgen_<c>_run calls; the .params
+// tensors the graph uses become parameters/<c>.bin (storage "file"), and
+// the workspace is the graph's (storage, then the operators' allocator).
 Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetadata& m,
                                      const std::map<std::string, std::string>& members,
                                      const std::string& metadata_sha256);

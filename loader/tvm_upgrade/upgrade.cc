@@ -26,9 +26,13 @@ constexpr uint64_t kMaxHeldBytes = 1ull << 30;
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-// Members whose bytes upgrade reads, rewrites or copies into codegen/.
+// Members whose bytes upgrade reads, rewrites or copies into codegen/, and
+// those a graph module is generated from (its graph JSON and .params).
 bool IsCodeMember(const std::string& path) {
-  return StartsWith(path, "codegen/host/") || StartsWith(path, "runtime/include/");
+  return StartsWith(path, "codegen/host/") || StartsWith(path, "runtime/include/") ||
+         StartsWith(path, "executor-config/graph/") ||
+         (StartsWith(path, "parameters/") && path.size() > 7 &&
+          path.compare(path.size() - 7, 7, ".params") == 0);
 }
 
 Status NotTvm(const std::string& in, const ReaderLimits& limits) {
@@ -181,6 +185,10 @@ Result<UpgradeResult> UpgradeTvmArchive(const std::string& in, const std::string
     MLF_ASSIGN_OR_RETURN(tvm_upgrade::UpgradedModule up,
                          tvm_upgrade::UpgradeModule(name, m, read.code, scan->metadata_sha256));
     for (StagedFile& f : up.code) code[f.path] = std::move(f.content);
+    if (up.metadata.parameters && up.metadata.parameters->storage == "file") {
+      read.provenance.push_back(
+          {up.metadata.parameters->path, MemberSource::Bytes(std::move(up.constants)), false});
+    }
     result.notes.insert(result.notes.end(), up.notes.begin(), up.notes.end());
     if (!up.not_for_host.empty()) not_for_host[name] = up.not_for_host;
     md.modules[name] = std::move(up.metadata);

@@ -860,6 +860,53 @@ Files GraphV6() {
                    {"p2", DType::kInt32, {2}, Bytes(std::vector<int32_t>{-10, 10})}})}};
 }
 
+// GraphV6 with a second node that negates the first one's output through a
+// workspace allocation (TVMBackendAllocWorkspace in a graph operator) and an
+// executor "__copy" node: storage shared along a chain of calls.
+Files GraphChainV6() {
+  Files f = GraphV6();
+  f["codegen/host/src/default_lib1.c"] = R"(#define TVM_EXPORTS
+#include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
+TVM_DLL int32_t tvmgen_default_negative(void* args, int32_t* arg_type_ids, int32_t num_args, void* out_ret_value, int32_t* out_ret_tcode, void* resource_handle) {
+  float* x = (float*)(((DLTensor*)(((TVMValue*)args)[0].v_handle))[0].data);
+  float* y = (float*)(((DLTensor*)(((TVMValue*)args)[1].v_handle))[0].data);
+  float* scratch = (float*)TVMBackendAllocWorkspace(1, 0, (uint64_t)12, 2, 32);
+  if (scratch == NULL || num_args != 2 || arg_type_ids[0] != kTVMDLTensorHandle) return -1;
+  for (int32_t i = 0; i < 3; ++i) scratch[i] = -x[i];
+  for (int32_t i = 0; i < 3; ++i) y[i] = scratch[i];
+  return TVMBackendFreeWorkspace(1, 0, scratch);
+}
+)";
+  json graph = json::parse(f.at("executor-config/graph/graph.json"));
+  graph["nodes"].push_back({{"op", "tvm_op"},
+                            {"name", "negative"},
+                            {"attrs", {{"num_outputs", "1"}, {"num_inputs", "1"},
+                                       {"func_name", "tvmgen_default_negative"}}},
+                            {"inputs", {{4, 0, 0}}}});
+  graph["nodes"].push_back({{"op", "tvm_op"},
+                            {"name", "copy"},
+                            {"attrs", {{"num_outputs", "1"}, {"num_inputs", "1"},
+                                       {"func_name", "__copy"}}},
+                            {"inputs", {{5, 0, 0}}}});
+  graph["heads"] = {{6, 0, 0}};
+  graph["attrs"]["dltype"][1].push_back("float32");
+  graph["attrs"]["dltype"][1].push_back("float32");
+  graph["attrs"]["shape"][1].push_back({1, 3});
+  graph["attrs"]["shape"][1].push_back({1, 3});
+  graph["attrs"]["storage_id"][1].push_back(5);
+  graph["attrs"]["storage_id"][1].push_back(4);
+  graph["node_row_ptr"] = {0, 1, 2, 3, 4, 5, 6, 7};
+  f["executor-config/graph/graph.json"] = graph.dump();
+  json metadata = json::parse(f.at("metadata.json"));
+  metadata["memory"]["functions"]["operator_functions"].push_back(
+      {{"function_name", "tvmgen_default_negative"},
+       {"workspace", {{{"device", 1}, {"workspace_size_bytes", 16}}}}});
+  metadata["memory"]["sids"].push_back({{"size_bytes", 12}, {"storage_id", 5}});
+  f["metadata.json"] = metadata.dump(2);
+  return f;
+}
+
 Files OperatorV5() {
   const json metadata = {
       {"executors", json::array()},
@@ -1019,6 +1066,10 @@ int32_t PairExpected1() { return 90; }
 
 std::vector<float> ScaleInput() { return {1.0f, 2.0f, 3.0f, 4.0f}; }
 // 2x + 1
+std::vector<float> GraphExpected() { return {4.75f, -0.5f, 4.0f}; }
+
+std::vector<float> GraphChainExpected() { return {-4.75f, 0.5f, -4.0f}; }
+
 std::vector<float> ScaleExpected() { return {3.0f, 5.0f, 7.0f, 9.0f}; }
 
 std::vector<int8_t> ArmWeights() { return {1, -1, 2, -2}; }

@@ -31,6 +31,12 @@
 //   GraphV6()      v6, graph executor, packed API: memory.sids,
 //                  executor-config/graph/graph.json, .params with three tensors
 //                  (p0 float32[3,4], p1 float32[3], p2 int32[2]).
+//                  x float32[1,4] -> output float32[1,3] = clip(x W^T + b, p2[0],
+//                  p2[1]) (DenseV7's W and b, bounds {-10, 10}): GraphExpected().
+//   GraphChainV6() GraphV6 with two more nodes: tvmgen_default_negative (in
+//                  default_lib1.c; scratch from TVMBackendAllocWorkspace, operator
+//                  workspace 16) and an executor "__copy" into storage 4, the
+//                  first node's: -GraphExpected() = GraphChainExpected().
 //   OperatorV5()   v5 operator style: one "add" function, buffers A, B, C.
 //   ArmV7()        v7 AOT whose operator uses __smlad and __sxtb16 from
 //                  <arm_acle.h> (the ACLE names: GCC's arm_acle.h has no CMSIS
@@ -57,6 +63,7 @@ Files PairV7();
 Files MultiV7();
 Files ScaleV5();
 Files GraphV6();
+Files GraphChainV6();
 Files OperatorV5();
 Files ArmV7();
 Files BundledV7();
@@ -102,6 +109,8 @@ std::vector<int8_t> PairExpected0();  // {12, 24, 36, 48}
 int32_t PairExpected1();              // 90
 std::vector<float> ScaleInput();     // {1, 2, 3, 4}
 std::vector<float> ScaleExpected();  // {3, 5, 7, 9}
+std::vector<float> GraphExpected();       // {4.75, -0.5, 4}
+std::vector<float> GraphChainExpected();  // {-4.75, 0.5, -4}
 std::vector<int8_t> ArmWeights();    // {1, -1, 2, -2}
 
 }  // namespace mlf::tvm_testing

@@ -1,4 +1,4 @@
-#include "loader/firmware/tvm_graph.h"
+#include "loader/tvm_compat/graph_program.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 
 #include "artifact/json_limits.h"
 
-namespace mlf::firmware {
+namespace mlf::tvm_compat {
 namespace {
 
 using nlohmann::json;
@@ -176,4 +176,4 @@ Result<GraphProgram> ParseGraphProgram(std::string_view json_text) {
   return program;
 }
 
-}  // namespace mlf::firmware
+}  // namespace mlf::tvm_compat

@@ -1,4 +1,4 @@
-#include "loader/firmware/tvm_graph.h"
+#include "loader/tvm_compat/graph_program.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace mlf::firmware {
+namespace mlf::tvm_compat {
 namespace {
 
 using nlohmann::json;
@@ -27,7 +27,7 @@ json Chain() {
             {"storage_id", {"list_int", {0, 1, 0}}}}}};
 }
 
-TEST(TvmGraphTest, ReadsCallsStorageArgumentsAndHeads) {
+TEST(GraphProgramTest, ReadsCallsStorageArgumentsAndHeads) {
   json graph = Chain();
   Result<GraphProgram> p = ParseGraphProgram(graph.dump());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
@@ -47,7 +47,7 @@ TEST(TvmGraphTest, ReadsCallsStorageArgumentsAndHeads) {
   EXPECT_TRUE(ParseGraphProgram(graph.dump()).ok());
 }
 
-TEST(TvmGraphTest, BadGraphsAreRefusedSayingWhatIsWrong) {
+TEST(GraphProgramTest, BadGraphsAreRefusedSayingWhatIsWrong) {
   struct Case {
     std::function<void(json&)> change;
     std::string message;
@@ -86,4 +86,4 @@ TEST(TvmGraphTest, BadGraphsAreRefusedSayingWhatIsWrong) {
 }
 
 }  // namespace
-}  // namespace mlf::firmware
+}  // namespace mlf::tvm_compat

@@ -1,9 +1,9 @@
 // The program of a TVM graph executor module, read from its graph JSON
-// (executor-config/graph/<mod>.graph, v5 .../graph.json) when a firmware
-// project is generated, so that the firmware needs no graph interpreter:
-// main.c calls the module's packed functions in node order with DLTensor
-// arguments over static storage, one array per storage id of TVM's memory
-// plan (attrs.storage_id).
+// (executor-config/graph/<mod>.graph, v5 .../graph.json) when code is
+// generated for it, so that nothing interprets the graph at run time: the
+// graph becomes a C function (graph_source.h) that calls the module's packed
+// functions in node order. Shared by the host loader, `mlf upgrade` and
+// `mlf project` (graph_plan.h says how its tensors are placed).
 //
 // What a graph JSON holds (TVM's GraphExecutor format): "nodes" (op "null"
 // for graph inputs and parameters, "tvm_op" for a call of attrs.func_name
@@ -15,8 +15,8 @@
 //
 // Untrusted input: bounded JSON (artifact/json_limits.h), every index range-
 // checked, every failure an InvalidArgument naming the field or node.
-#ifndef MLFKIT_LOADER_FIRMWARE_TVM_GRAPH_H_
-#define MLFKIT_LOADER_FIRMWARE_TVM_GRAPH_H_
+#ifndef MLFKIT_LOADER_TVM_COMPAT_GRAPH_PROGRAM_H_
+#define MLFKIT_LOADER_TVM_COMPAT_GRAPH_PROGRAM_H_
 
 #include <cstdint>
 #include <map>
@@ -27,7 +27,7 @@
 #include "artifact/dtype.h"
 #include "artifact/status.h"
 
-namespace mlf::firmware {
+namespace mlf::tvm_compat {
 
 struct GraphEntry {
   DType dtype = DType::kFloat32;
@@ -58,6 +58,6 @@ struct GraphProgram {
 
 Result<GraphProgram> ParseGraphProgram(std::string_view json_text);
 
-}  // namespace mlf::firmware
+}  // namespace mlf::tvm_compat
 
-#endif  // MLFKIT_LOADER_FIRMWARE_TVM_GRAPH_H_
+#endif  // MLFKIT_LOADER_TVM_COMPAT_GRAPH_PROGRAM_H_
