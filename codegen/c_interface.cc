@@ -1,9 +1,9 @@
 #include "codegen/c_interface.h"
 
-#include <cstdio>
 #include <sstream>
 
 #include "artifact/c_name.h"
+#include "artifact/c_text.h"
 #include "artifact/dtype.h"
 
 namespace mlf {
@@ -57,40 +57,6 @@ Status EmitTensorTable(std::ostringstream& out, const std::string& table,
 }  // namespace
 
 std::string ModuleCName(const std::string& module) { return SanitizeCName(module); }
-
-std::string CStringLiteral(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c >= 0x20 && c < 0x7f && c != '?') {  // '?' avoids trigraphs
-      out += static_cast<char>(c);
-    } else {
-      char octal[8];
-      std::snprintf(octal, sizeof octal, "\\%03o", c);
-      out += octal;
-    }
-  }
-  return out + "\"";
-}
-
-std::string CCommentText(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += '?';
-    } else if (c == '*' && i + 1 < text.size() && text[i + 1] == '/') {
-      out += "* ";
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      out += "/ ";
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 Result<std::string> EmitInterfaceHeader(const std::string& module, const ModuleMetadata& m) {
   const std::string c = ModuleCName(module);

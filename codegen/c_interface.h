@@ -24,13 +24,6 @@ Result<std::string> EmitInterfaceHeader(const std::string& module, const ModuleM
 // only: no mutable globals). It includes "tvmgen_<mod>.h".
 Result<std::string> EmitMetadataSource(const std::string& module, const ModuleMetadata& metadata);
 
-// A C string literal for `text`, escaping quotes, backslashes and
-// non-printable bytes (octal), so any tensor name is safe in C.
-std::string CStringLiteral(const std::string& text);
-
-// `text` made safe inside a /* */ comment.
-std::string CCommentText(const std::string& text);
-
 }  // namespace mlf
 
 #endif  // MLFKIT_CODEGEN_C_INTERFACE_H_
