@@ -12,22 +12,15 @@
 
 #include "artifact/archive_writer.h"
 #include "artifact/digest.h"
+#include "artifact/testing/test_files.h"
 
 namespace mlf {
 namespace {
 
+using testutil::ReadFile;
+using testutil::WriteFile;
+
 std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
-}
 
 void Shell(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
 

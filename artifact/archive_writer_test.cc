@@ -12,25 +12,18 @@
 #include <vector>
 
 #include "artifact/digest.h"
+#include "artifact/testing/test_files.h"
 
 namespace mlf {
 namespace {
+
+using testutil::ReadFile;
+using testutil::WriteFile;
 
 std::string TmpDir(const std::string& name) {
   const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
   mkdir(dir.c_str(), 0755);
   return dir;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
 }
 
 // Runs a shell command; returns its stdout, fails the test on a non-zero exit.

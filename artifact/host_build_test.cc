@@ -9,17 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include "artifact/testing/test_files.h"
+
 namespace mlf {
 namespace {
 
-std::string TempDir() { return std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp"; }
+using testutil::ReadFile;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string TempDir() { return std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp"; }
 
 const std::vector<StagedFile> kFiles = {
     {"codegen/host/include/answer.h", "#define ANSWER 42\n"},

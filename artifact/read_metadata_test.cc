@@ -14,24 +14,13 @@
 namespace mlf {
 namespace {
 
+using testutil::Entries;
+using testutil::EntriesOf;
 using testutil::FreshDir;
-using testutil::RawTar;
 using testutil::ReadMembers;
 using testutil::WriteExampleArchive;
 using testutil::WriteFile;
-
-using Entries = std::vector<std::pair<std::string, std::string>>;
-
-Entries EntriesOf(const std::string& path) {
-  Entries out;
-  for (const auto& m : ReadMembers(path)) out.push_back({m.name, m.data});
-  return out;
-}
-
-std::string WriteTar(const std::string& path, const Entries& entries) {
-  WriteFile(path, RawTar(entries));
-  return path;
-}
+using testutil::WriteTar;
 
 Status HeadStatus(const std::string& path) { return ReadArchiveHead(path).status(); }
 

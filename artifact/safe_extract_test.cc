@@ -13,38 +13,15 @@
 #include <vector>
 
 #include "artifact/archive_writer.h"
+#include "artifact/testing/test_files.h"
 
 namespace mlf {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
-}
-
-std::vector<std::string> List(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (dirent* e = readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
+using testutil::Exists;
+using testutil::ListDir;
+using testutil::ReadFile;
+using testutil::WriteFile;
 
 // A sandbox with a sentinel directory that extraction must never touch.
 struct Sandbox {
@@ -58,7 +35,7 @@ struct Sandbox {
     WriteFile(sentinel + "/file", "sentinel");
   }
   void ExpectSentinelIntact() const {
-    EXPECT_EQ(List(sentinel), std::vector<std::string>{"file"});
+    EXPECT_EQ(ListDir(sentinel), std::vector<std::string>{"file"});
     EXPECT_EQ(ReadFile(sentinel + "/file"), "sentinel");
   }
 };
@@ -129,16 +106,16 @@ TEST(SafeExtractTest, ExtractsWriterOutputIntoNewNestedDirectory) {
   EXPECT_EQ(st.st_mode & 07777, 0755u);
   ASSERT_EQ(stat(dest.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0755u);
-  EXPECT_EQ(List(box.root + "/out/nested"), std::vector<std::string>{"dest"});  // no staging left
+  EXPECT_EQ(ListDir(box.root + "/out/nested"), std::vector<std::string>{"dest"});  // no staging left
 }
 
 TEST(SafeExtractTest, DirectoryEntriesAndEmptyExistingDestination) {
   Sandbox box("good");
   mkdir(box.dest.c_str(), 0755);
   ASSERT_TRUE(ExtractArchive(Make(box, "good"), box.dest).ok());
-  EXPECT_EQ(List(box.dest), (std::vector<std::string>{"d", "top"}));
+  EXPECT_EQ(ListDir(box.dest), (std::vector<std::string>{"d", "top"}));
   EXPECT_EQ(ReadFile(box.dest + "/d/x"), "x");
-  EXPECT_EQ(List(box.root), (std::vector<std::string>{"dest", "good.tar", "mk.py", "sentinel"}));
+  EXPECT_EQ(ListDir(box.root), (std::vector<std::string>{"dest", "good.tar", "mk.py", "sentinel"}));
 }
 
 TEST(SafeExtractTest, NothingOutsideDestinationAndNothingAtAllOnRefusal) {
@@ -183,7 +160,7 @@ TEST(SafeExtractTest, NothingOutsideDestinationAndNothingAtAllOnRefusal) {
     EXPECT_FALSE(Exists(box.dest)) << c.kase << ": all or nothing";
     std::vector<std::string> expected = {c.kase + ".tar", "mk.py", "sentinel"};
     std::sort(expected.begin(), expected.end());
-    EXPECT_EQ(List(box.root), expected) << c.kase << ": no staging directory left";
+    EXPECT_EQ(ListDir(box.root), expected) << c.kase << ": no staging directory left";
   }
 }
 
@@ -195,7 +172,7 @@ TEST(SafeExtractTest, RefusesNonEmptyOrNonDirectoryDestination) {
   EXPECT_EQ(ExtractArchive(archive, box.dest).ToString(),
             "failed_precondition: destination '" + box.dest +
                 "' exists and is not empty; extract into a new or empty directory");
-  EXPECT_EQ(List(box.dest), std::vector<std::string>{"keep"});
+  EXPECT_EQ(ListDir(box.dest), std::vector<std::string>{"keep"});
   EXPECT_EQ(
       ExtractArchive(archive, box.dest + "/keep").ToString(),
       "failed_precondition: destination '" + box.dest + "/keep' exists and is not a directory");
@@ -238,7 +215,7 @@ TEST(SafeExtractTest, OverwriteFailureKeepsCompletedMembersOnly) {
   overwrite.overwrite = true;
   EXPECT_EQ(ExtractArchive(box.root + "/cut.tar", box.dest, {}, overwrite).ToString(),
             "data_loss: member 'b': truncated archive (Truncated tar archive)");
-  EXPECT_EQ(List(box.dest), (std::vector<std::string>{"a", "existing", "metadata.json"}));
+  EXPECT_EQ(ListDir(box.dest), (std::vector<std::string>{"a", "existing", "metadata.json"}));
   // Without overwrite (fresh destination) nothing at all remains.
   EXPECT_FALSE(ExtractArchive(box.root + "/cut.tar", box.root + "/fresh").ok());
   EXPECT_FALSE(Exists(box.root + "/fresh"));

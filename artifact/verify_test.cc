@@ -16,28 +16,15 @@
 namespace mlf {
 namespace {
 
+using testutil::Entries;
+using testutil::EntriesOf;
 using testutil::FreshDir;
 using testutil::MakeExample;
-using testutil::RawTar;
 using testutil::ReadFile;
 using testutil::ReadMembers;
 using testutil::WriteExampleArchive;
 using testutil::WriteFile;
-
-using Entries = std::vector<std::pair<std::string, std::string>>;
-
-// (name, data) of every member of `path`, in archive order.
-Entries EntriesOf(const std::string& path) {
-  Entries out;
-  for (const auto& m : ReadMembers(path)) out.push_back({m.name, m.data});
-  return out;
-}
-
-// Writes `entries` as an uncompressed tar at `path`; returns `path`.
-std::string WriteTar(const std::string& path, const Entries& entries) {
-  WriteFile(path, RawTar(entries));
-  return path;
-}
+using testutil::WriteTar;
 
 const KeyPair& Key1() {
   static const KeyPair* k = new KeyPair(*GenerateKeyPair());

@@ -1,8 +1,8 @@
-// Emits the C interface of a module (generated-code ABI version 1,
-// schemas/model_abi.h): the header tvmgen_<mod>.h and the definition of
-// tvmgen_<mod>_metadata(). Both follow from metadata alone, so every code
-// path that produces an archive — the compiler, hand-written fixtures,
-// upgraded TVM archives — gives the same interface for the same metadata.
+// Emits the C interface of a compiled module (generated-code ABI version 1,
+// schemas/model_abi.h): the header tvmgen_<mod>.h and a source defining
+// tvmgen_<mod>_metadata(). The text comes from artifact/c_interface.h, which
+// mlf upgrade uses too, so every code path that produces an archive gives
+// the same interface for the same metadata.
 #ifndef MLFKIT_CODEGEN_C_INTERFACE_H_
 #define MLFKIT_CODEGEN_C_INTERFACE_H_
 
@@ -23,13 +23,6 @@ Result<std::string> EmitInterfaceHeader(const std::string& module, const ModuleM
 // A C99 translation unit defining tvmgen_<mod>_metadata() (static const data
 // only: no mutable globals). It includes "tvmgen_<mod>.h".
 Result<std::string> EmitMetadataSource(const std::string& module, const ModuleMetadata& metadata);
-
-// A C string literal for `text`, escaping quotes, backslashes and
-// non-printable bytes (octal), so any tensor name is safe in C.
-std::string CStringLiteral(const std::string& text);
-
-// `text` made safe inside a /* */ comment.
-std::string CCommentText(const std::string& text);
 
 }  // namespace mlf
 

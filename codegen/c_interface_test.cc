@@ -62,11 +62,6 @@ TEST(CInterfaceTest, ModelsWithoutInputsStillGetValidStructs) {
   EXPECT_NE(header->find("struct tvmgen_m_inputs {\n  void* unused_;\n};"), std::string::npos);
 }
 
-TEST(CInterfaceTest, StringLiteralsAndCommentsAreSafe) {
-  EXPECT_EQ(CStringLiteral("a\"b\\c\n?\x01\xc3\xa9"), "\"a\\\"b\\\\c\\012\\077\\001\\303\\251\"");
-  EXPECT_EQ(CCommentText("x*/y/*z"), "x* /y/ *z");
-}
-
 TEST(CInterfaceTest, UnknownDtypeIsAnError) {
   ModuleMetadata m = Example();
   m.inputs[0].dtype = "complex64";

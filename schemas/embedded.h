@@ -1,7 +1,7 @@
 // Files compiled into mlfkit binaries from schemas/, their single source of
-// truth: the metadata JSON Schemas (and, as they are added, the TVM schemas
-// and the generated-code ABI header). The bytes are generated at build time by
-// //schemas:embed from the files listed in schemas/BUILD.bazel, so a binary
+// truth: the metadata JSON Schemas (v8, TVM v5-v7, the YAML model schema) and
+// the generated-code ABI header. The bytes are compiled in at build time by
+// embed_files() (//embed) from the files listed in schemas/BUILD.bazel, so a binary
 // never disagrees with the schema files it was built from and needs no data
 // files at run time.
 #ifndef MLFKIT_SCHEMAS_EMBEDDED_H_

@@ -219,28 +219,6 @@ void ExpectValues(const std::vector<std::string>& got, const std::vector<double>
   }
 }
 
-// The symbols that would mean an allocator (and so a heap) got linked.
-const char* const kHeapSymbols[] = {"malloc",   "_malloc_r",   "free",         "_free_r",
-                                    "calloc",   "_calloc_r",   "realloc",      "_realloc_r",
-                                    "_sbrk_r",  "__malloc_av_", "__malloc_free_list"};
-
-std::string Tool(const std::vector<std::string>& argv) {
-  auto r = RunProcess(argv, {});
-  EXPECT_TRUE(r.ok() && r->exit_code == 0) << CommandLine(argv);
-  return r.ok() ? r->output : "";
-}
-
-void ExpectNoHeap(const std::string& elf) {
-  std::istringstream symbols(Tool({"arm-none-eabi-nm", elf}));
-  std::string line;
-  while (std::getline(symbols, line)) {
-    const std::string name = line.substr(line.rfind(' ') + 1);
-    for (const char* heap : kHeapSymbols) EXPECT_NE(name, heap) << elf << ": " << line;
-  }
-  const std::string code = Tool({"arm-none-eabi-objdump", "-d", elf});
-  EXPECT_EQ(code.find("<_sbrk>\n"), std::string::npos) << elf << " calls _sbrk";
-}
-
 class TvmFirmwareTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TvmFirmwareTest, BuildsRunsAndPrintsTheExpectedOutputs) {
@@ -280,7 +258,10 @@ TEST_P(TvmFirmwareTest, BuildsRunsAndPrintsTheExpectedOutputs) {
     }
   }
   EXPECT_EQ(prepared.reference.empty(), !fixture.host_loader_runs);
-  if (project->platform.cortex_m) ExpectNoHeap(built->path);
+  if (project->platform.cortex_m) {
+    const Status no_heap = testing::CheckNoHeap(built->path);
+    EXPECT_TRUE(no_heap.ok()) << no_heap.ToString();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TvmFirmwareTest, ::testing::ValuesIn(Cases()), CaseName);

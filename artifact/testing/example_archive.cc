@@ -91,86 +91,6 @@ void WriteExampleDir(const std::string& dir) {
   }
 }
 
-std::string FreshDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
-  RemoveTree(dir);
-  MakeDirs(dir);
-  return dir;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-  if (!out) ADD_FAILURE() << "cannot write " << path;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return lstat(path.c_str(), &st) == 0;
-}
-
-void MakeDirs(const std::string& path) {
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') mkdir(path.substr(0, i).c_str(), 0755);
-  }
-}
-
-void RemoveTree(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return;
-  if (S_ISDIR(st.st_mode)) {
-    chmod(path.c_str(), 0755);
-    for (const std::string& name : ListDir(path)) RemoveTree(path + "/" + name);
-    rmdir(path.c_str());
-  } else {
-    unlink(path.c_str());
-  }
-}
-
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") out.push_back(name);
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-namespace {
-void ReadTreeInto(const std::string& root, const std::string& rel,
-                  std::map<std::string, std::string>* out) {
-  const std::string dir = rel.empty() ? root : root + "/" + rel;
-  for (const std::string& name : ListDir(dir)) {
-    const std::string child = rel.empty() ? name : rel + "/" + name;
-    struct stat st {};
-    lstat((root + "/" + child).c_str(), &st);
-    if (S_ISDIR(st.st_mode)) {
-      ReadTreeInto(root, child, out);
-    } else {
-      (*out)[child] = ReadFile(root + "/" + child);
-    }
-  }
-}
-}  // namespace
-
-std::map<std::string, std::string> ReadTree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  ReadTreeInto(root, "", &out);
-  return out;
-}
-
 std::vector<RawMember> ReadRawMembers(const std::string& path) {
   std::vector<RawMember> out;
   struct archive* a = archive_read_new();
@@ -238,6 +158,17 @@ std::string RawTar(const std::vector<std::pair<std::string, std::string>>& entri
   }
   tar.append(1024, '\0');
   return tar;
+}
+
+Entries EntriesOf(const std::string& path) {
+  Entries out;
+  for (const ReadMember& m : ReadMembers(path)) out.push_back({m.name, m.data});
+  return out;
+}
+
+std::string WriteTar(const std::string& path, const Entries& entries) {
+  WriteFile(path, RawTar(entries));
+  return path;
 }
 
 void FlipByte(const std::string& path, uint64_t offset) {

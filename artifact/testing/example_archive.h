@@ -1,8 +1,9 @@
 // Test support for the archive-level libraries (pack, verify, sign, unpack,
-// read_metadata): a small valid model built in memory, scratch directories
-// under $TEST_TMPDIR, a raw tar builder for archives no writer would produce,
-// and readers that list an archive's members and headers independently of the
-// code under test (libarchive directly).
+// read_metadata): a small valid model built in memory, a raw tar builder for
+// archives no writer would produce, and readers that list an archive's
+// members and headers independently of the code under test (libarchive
+// directly). The file helpers (FreshDir, ReadFile, ...) come with it from
+// artifact/testing/test_files.h.
 #ifndef MLFKIT_ARTIFACT_TESTING_EXAMPLE_ARCHIVE_H_
 #define MLFKIT_ARTIFACT_TESTING_EXAMPLE_ARCHIVE_H_
 
@@ -14,6 +15,7 @@
 
 #include "artifact/archive_writer.h"
 #include "artifact/metadata.h"
+#include "artifact/testing/test_files.h"
 
 namespace mlf {
 namespace testutil {
@@ -45,19 +47,6 @@ Metadata WriteExampleArchive(const std::string& path, Compression compression = 
 // "files", every member as a file).
 void WriteExampleDir(const std::string& dir);
 
-// A fresh, empty directory $TEST_TMPDIR/<name> (removed first if present).
-std::string FreshDir(const std::string& name);
-
-std::string ReadFile(const std::string& path);
-void WriteFile(const std::string& path, const std::string& data);
-bool Exists(const std::string& path);  // lstat succeeds
-void MakeDirs(const std::string& path);
-void RemoveTree(const std::string& path);
-// Names in `dir` (not recursive; "." and ".." excluded), sorted.
-std::vector<std::string> ListDir(const std::string& dir);
-// Regular files below `root`, relative path -> content.
-std::map<std::string, std::string> ReadTree(const std::string& root);
-
 // One member as libarchive sees it (independently of ArchiveReader).
 struct RawMember {
   std::string name;
@@ -83,6 +72,15 @@ std::vector<ReadMember> ReadMembers(const std::string& path);
 // An uncompressed tar of `entries` (name, data) in the given order, built
 // with EncodeMemberHeader: duplicate names, any first member, anything goes.
 std::string RawTar(const std::vector<std::pair<std::string, std::string>>& entries);
+
+// (name, data) of every member, in archive order.
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+// The entries of the archive at `path` (ReadMembers).
+Entries EntriesOf(const std::string& path);
+
+// Writes RawTar(entries) to `path`; returns `path`.
+std::string WriteTar(const std::string& path, const Entries& entries);
 
 // Flips one bit of the byte at `offset` of the file at `path`.
 void FlipByte(const std::string& path, uint64_t offset);

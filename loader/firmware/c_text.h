@@ -1,22 +1,16 @@
-// Pieces of generated C and build-file text: literals, comments, byte
-// arrays, element types, and the check that keeps archive paths from
-// injecting anything into a Makefile or CMakeLists.txt.
+// Pieces of generated C and build-file text: byte arrays, element types, and
+// the check that keeps archive paths from injecting anything into a Makefile
+// or CMakeLists.txt. Literals and comments: artifact/c_text.h, included here.
 #ifndef MLFKIT_LOADER_FIRMWARE_C_TEXT_H_
 #define MLFKIT_LOADER_FIRMWARE_C_TEXT_H_
 
 #include <string>
 #include <string_view>
 
+#include "artifact/c_text.h"
 #include "artifact/dtype.h"
 
 namespace mlf::firmware {
-
-// A C string literal for any bytes: quotes, backslashes, '?' (trigraphs) and
-// non-printable bytes escaped in octal.
-std::string CStringLiteral(std::string_view text);
-
-// `text` made safe inside a /* */ comment (no "*/", no "/*", no control bytes).
-std::string CCommentText(std::string_view text);
 
 // The initializer of a byte array, "{\n  0x00, 0x01, ...\n}", sixteen bytes
 // per line. Empty data gives "{0}" (C has no empty initializers).

@@ -5,21 +5,6 @@
 namespace mlf::firmware {
 namespace {
 
-TEST(CTextTest, StringLiteralsEscapeEverythingRisky) {
-  EXPECT_EQ(CStringLiteral("x"), "\"x\"");
-  EXPECT_EQ(CStringLiteral("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(CStringLiteral("?"
-                           "?="),
-            "\"\\077\\077=\"");  // no trigraphs
-  EXPECT_EQ(CStringLiteral(std::string("\n\0\xff", 3)), "\"\\012\\000\\377\"");
-}
-
-TEST(CTextTest, CommentTextCannotCloseOrNestComments) {
-  EXPECT_EQ(CCommentText("a */ b"), "a * / b");
-  EXPECT_EQ(CCommentText("a /* b"), "a / * b");
-  EXPECT_EQ(CCommentText("x\ny"), "x?y");
-}
-
 TEST(CTextTest, ByteInitializers) {
   EXPECT_EQ(CByteInitializer(""), "{0}");
   EXPECT_EQ(CByteInitializer(std::string("\x00\xab", 2)), "{\n  0x00, 0xab,\n}");

@@ -2,7 +2,13 @@
 
 #include <set>
 
+#include "loader/firmware/template_files.h"
+
 namespace mlf::firmware {
+
+std::optional<std::string_view> ProjectTemplate(std::string_view name) {
+  return embed::Find(TemplateFiles(), name);
+}
 
 Result<std::string> FillText(std::string_view text, const TemplateValues& values) {
   std::string out;

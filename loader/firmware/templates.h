@@ -1,6 +1,6 @@
 // The project templates: readable C, linker script, Make, CMake and Markdown
 // files under loader/firmware/templates/, compiled into the binaries at build
-// time (embed_templates.cc), with `{{NAME}}` placeholders filled in here.
+// time (embed_files() in BUILD.bazel), with `{{NAME}}` placeholders filled in here.
 #ifndef MLFKIT_LOADER_FIRMWARE_TEMPLATES_H_
 #define MLFKIT_LOADER_FIRMWARE_TEMPLATES_H_
 
@@ -14,7 +14,6 @@
 namespace mlf::firmware {
 
 // The template file `name` (its base name, e.g. "startup.c"), or nullopt.
-// Defined in the generated templates_embedded.cc.
 std::optional<std::string_view> ProjectTemplate(std::string_view name);
 
 // Placeholder name (without braces) -> replacement text.

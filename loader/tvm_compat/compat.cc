@@ -1,8 +1,18 @@
 #include "loader/tvm_compat/compat.h"
 
+#include "loader/tvm_compat/compat_files.h"
 #include "loader/tvm_compat/graph_source.h"
 
 namespace mlf::tvm_compat {
+
+const std::vector<File>& Files() {
+  static const std::vector<File> files = [] {
+    std::vector<File> out;
+    for (const embed::Entry& entry : CompatFiles()) out.push_back({entry.key, entry.data});
+    return out;
+  }();
+  return files;
+}
 
 std::vector<std::string> HeaderPaths() {
   std::vector<std::string> out;

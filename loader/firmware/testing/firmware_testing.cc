@@ -4,6 +4,7 @@
 
 #include "artifact/c_name.h"
 #include "artifact/npy.h"
+#include "artifact/subprocess.h"
 #include "artifact/tensor_values.h"
 #include "loader/host/model_library.h"
 #include "loader/host/tensor_check.h"
@@ -82,6 +83,40 @@ Result<std::map<std::string, std::vector<std::string>>> ParseOutputLines(const s
     lines[label] = values;
   }
   return lines;
+}
+
+namespace {
+
+// The symbols that would mean an allocator (and so a heap) got linked.
+const char* const kHeapSymbols[] = {"malloc",   "_malloc_r",   "free",         "_free_r",
+                                    "calloc",   "_calloc_r",   "realloc",      "_realloc_r",
+                                    "_sbrk_r",  "__malloc_av_", "__malloc_free_list"};
+
+Result<std::string> ToolOutput(const std::vector<std::string>& argv) {
+  MLF_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(argv, {}));
+  if (r.exit_code != 0) {
+    return Internal(CommandLine(argv) + " exited with " + std::to_string(r.exit_code) + ":\n" +
+                    r.output);
+  }
+  return r.output;
+}
+
+}  // namespace
+
+Status CheckNoHeap(const std::string& elf) {
+  MLF_ASSIGN_OR_RETURN(std::string symbols, ToolOutput({"arm-none-eabi-nm", elf}));
+  std::istringstream lines(symbols);
+  std::string found;
+  for (std::string line; std::getline(lines, line);) {
+    const std::string name = line.substr(line.rfind(' ') + 1);
+    for (const char* heap : kHeapSymbols) {
+      if (name == heap) found += "\n  " + line;
+    }
+  }
+  MLF_ASSIGN_OR_RETURN(std::string code, ToolOutput({"arm-none-eabi-objdump", "-d", elf}));
+  if (code.find("<_sbrk>\n") != std::string::npos) found += "\n  a call of _sbrk";
+  if (!found.empty()) return Internal(elf + " has a heap:" + found);
+  return Status::Ok();
 }
 
 }  // namespace mlf::firmware::testing

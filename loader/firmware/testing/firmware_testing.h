@@ -1,6 +1,7 @@
 // Test support for the firmware loader: sample inputs as .npy files, the
-// host loader's outputs for them (the reference), and the parsing of the
-// firmware's "output <label> <count> <v0> ..." lines.
+// host loader's outputs for them (the reference), the parsing of the
+// firmware's "output <label> <count> <v0> ..." lines, and the check that a
+// Cortex-M image has no heap.
 #ifndef MLFKIT_LOADER_FIRMWARE_TESTING_FIRMWARE_TESTING_H_
 #define MLFKIT_LOADER_FIRMWARE_TESTING_FIRMWARE_TESTING_H_
 
@@ -44,6 +45,13 @@ Result<Outputs> HostReference(const std::string& archive, const Samples& samples
 // Parses the firmware's output lines ("output <label> <count> <v>...");
 // other lines are ignored. A count that differs from the values is an error.
 Result<std::map<std::string, std::vector<std::string>>> ParseOutputLines(const std::string& text);
+
+// Ok when the Cortex-M image `elf` links no allocator symbol (malloc, free,
+// newlib's _malloc_r ...) and no code calls _sbrk (librdimon's _sbrk is
+// linked only because it shares one object file with _write); otherwise an
+// error naming `elf` and each offending symbol (arm-none-eabi-nm and
+// -objdump).
+Status CheckNoHeap(const std::string& elf);
 
 }  // namespace mlf::firmware::testing
 
