@@ -402,6 +402,21 @@ TEST(TvmProjectTest, SampleInputsByRawNameAreChecked) {
   EXPECT_EQ(op.message(), "sample input 'D': no input named 'D' (the inputs: A, B, C)");
 }
 
+// Operator style: the operators function mlf run compiles too, over one
+// array per buffer passed as both inputs and outputs.
+TEST(TvmProjectTest, OperatorStyleCallsTheSharedOperatorsFunction) {
+  const std::string dir = FreshDir("tvm_operator_contents");
+  auto project = GenerateProject(Prepare("operator_v5").archive, dir + "/p", {});
+  ASSERT_TRUE(project.ok()) << project.status().ToString();
+  const std::string ops = ReadFile(dir + "/p/src/add_operators.c");
+  EXPECT_NE(ops.find("int32_t mlf_tvm_add_operators_run(void* const* inputs"), std::string::npos) << ops;
+  const std::string main_c = ReadFile(dir + "/p/src/main.c");
+  EXPECT_NE(main_c.find("status = mlf_tvm_add_operators_run(buffers, buffers, NULL, 0);"),
+            std::string::npos)
+      << main_c;
+  EXPECT_NE(ReadFile(dir + "/p/Makefile").find("src/add_operators.c"), std::string::npos);
+}
+
 TEST(TvmProjectTest, ASignatureCannotBeRequired) {
   ProjectOptions options;
   options.verify.require_signature = true;
