@@ -570,6 +570,87 @@ TEST(TvmRunTest, AGraphTheGeneratedCodeCannotRunIsRefusedWithTheReason) {
             "other tensors; parameters are read only, so their storage cannot be shared");
 }
 
+// Operator style: every buffer is an input and an output of the same name;
+// a run copies the inputs into the outputs, then calls the operator.
+TEST(TvmRunTest, OperatorStyleTakesAndGivesEveryBuffer) {
+  Result<std::shared_ptr<ModelLibrary>> lib =
+      ModelLibrary::Open(Write("operator_run", tvm_testing::OperatorV5()), Load());
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  Result<std::unique_ptr<AotExecutor>> made = (*lib)->CreateExecutor("add");
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  AotExecutor& exec = **made;
+  ASSERT_EQ(exec.num_inputs(), 3);
+  ASSERT_EQ(exec.num_outputs(), 3);
+  for (int i = 0; i < 3; ++i) {
+    const std::string name(1, static_cast<char>('A' + i));
+    EXPECT_EQ(exec.input_info(i)->name, name);
+    EXPECT_EQ(exec.output_info(i)->c_name, name);
+    EXPECT_EQ(exec.output_info(i)->shape, std::vector<int64_t>{4});
+  }
+  std::vector<float> a = {1, 2, 3, 4}, b = {10, 20, 30, 40.5f}, c = {7, 7, 7, 7};
+  std::vector<int64_t> shape = {4};
+  ASSERT_TRUE(exec.SetInput("A", View(a.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetInput("B", View(b.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetInput("C", View(c.data(), {kDLFloat, 32, 1}, shape)).ok());
+  Status run = exec.Run();
+  ASSERT_TRUE(run.ok()) << run.ToString();
+  EXPECT_EQ(Output<float>(exec, 0, 4), a);
+  EXPECT_EQ(Output<float>(exec, 1, 4), b);
+  EXPECT_EQ(Output<float>(exec, 2, 4), (std::vector<float>{11, 22, 33, 44.5f}));
+  // The inputs are not written: C is still what was set.
+  const float* input_c = static_cast<const float*>(exec.GetInput(2)->data);
+  EXPECT_EQ(std::vector<float>(input_c, input_c + 4), c);
+
+  // Zero-copy with one buffer as both input and output of C: nothing to copy.
+  std::vector<float> shared = {0, 0, 0, 0};
+  ASSERT_TRUE(exec.SetInputZeroCopy(2, View(shared.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetOutputZeroCopy(2, View(shared.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.Run().ok());
+  EXPECT_EQ(shared, (std::vector<float>{11, 22, 33, 44.5f}));
+}
+
+TEST(TvmRunTest, OperatorStyleExecutorsRunConcurrently) {
+  Result<std::shared_ptr<ModelLibrary>> lib =
+      ModelLibrary::Open(Write("operator_concurrent", tvm_testing::OperatorV5()), Load());
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto exec = (*lib)->CreateExecutor("add");
+      if (!exec.ok()) {
+        ++failures[t];
+        return;
+      }
+      std::vector<int64_t> shape = {4};
+      for (int i = 0; i < 300; ++i) {
+        std::vector<float> a = {static_cast<float>(i), 1, 2, 3}, b = {static_cast<float>(t), 0, 0, 0};
+        (*exec)->SetInput(0, View(a.data(), {kDLFloat, 32, 1}, shape)).ok();
+        (*exec)->SetInput(1, View(b.data(), {kDLFloat, 32, 1}, shape)).ok();
+        if (!(*exec)->Run().ok() || Output<float>(**exec, 2, 4)[0] != static_cast<float>(i + t)) {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
+}
+
+TEST(TvmRunTest, OperatorStyleBuffersThatContradictThemselvesAreRefused) {
+  Files files = tvm_testing::OperatorV5();
+  nlohmann::json metadata = nlohmann::json::parse(files.at("metadata.json"));
+  metadata["memory"]["add"][2]["size_bytes"] = 12;
+  files["metadata.json"] = metadata.dump();
+  Result<std::shared_ptr<ModelLibrary>> lib = ModelLibrary::Open(Write("operator_bad", files), Load());
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  Result<std::unique_ptr<AotExecutor>> exec = (*lib)->CreateExecutor("add");
+  EXPECT_EQ(exec.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(exec.status().message(),
+            "module 'add' (TVM archive, metadata version 5): buffer 'C' of add is 12 bytes, which "
+            "its dtype float32 and shape [4] contradict");
+}
+
 TEST(TvmRunTest, WhatCannotRunOnThisHostIsRefusedWithTheReason) {
   struct Case {
     const char* name;
@@ -578,9 +659,6 @@ TEST(TvmRunTest, WhatCannotRunOnThisHostIsRefusedWithTheReason) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"operator", tvm_testing::OperatorV5(), "add",
-       "module 'add' (TVM archive, metadata version 5) is operator style: one TVM operator, "
-       "without a model entry point; mlf run runs full models (mlf inspect shows its buffers)"},
       {"arm", tvm_testing::ArmV7(), "default",
        "module 'default' (TVM archive, metadata version 7) needs target cortex-m4: "
        "codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot run on this host (" +

@@ -128,7 +128,10 @@ TEST(TvmCliTest, InspectShowsWhatEachKindOfArchiveHas) {
   ASSERT_EQ(op.exit_code, 0) << op.err;
   EXPECT_CONTAINS(op.out, "  model       add (operator, executors none, packed interface, TVM "
                           "metadata version 5)\n");
-  EXPECT_CONTAINS(op.out, "  buffers     (operator style: TVM does not say which are inputs)\n");
+  EXPECT_CONTAINS(op.out, "  buffers     (operator style: TVM does not say which are inputs, so mlf "
+                          "run and mlf project take every buffer as an input and give it as an "
+                          "output)\n");
+  EXPECT_CONTAINS(op.out, "  this host   runs with mlf run\n");
   EXPECT_CONTAINS(op.out, "add       C        float32  [4]    16");
 
   CommandResult arm = Mlf({"inspect", Archive("inspect_arm", tvm_testing::ArmV7())});
@@ -262,13 +265,72 @@ TEST(TvmCliTest, RunRefusesWhatCannotRunHere) {
                    "on this host (" + std::string(HostTriple()) +
                    "). Build a firmware project for it: mlf project ARCHIVE -o DIR --platform "
                    "mps2-an386\n");
+}
 
+// What inspect and verify say about this host is what run does, also for a
+// graph whose memory plan the generated code cannot follow.
+TEST(TvmCliTest, InspectAndVerifySayWhatRunDoes) {
+  Files files = tvm_testing::GraphV6();
+  nlohmann::json graph = nlohmann::json::parse(files.at("executor-config/graph/graph.json"));
+  graph["attrs"]["storage_id"][1][4] = 1;  // the output in p0's storage
+  files["executor-config/graph/graph.json"] = graph.dump();
+  const std::string path = Archive("graph_refused", files);
+  const std::string why =
+      "module 'default': executor-config/graph/graph.json: storage 1 holds a parameter and other "
+      "tensors; parameters are read only, so their storage cannot be shared";
+  CommandResult run = Mlf({"run", path, "--random-inputs", "1"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "mlf: error: " + why + "\n");
+  CommandResult inspect = Mlf({"inspect", path});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_CONTAINS(inspect.out, "  this host   cannot run: " + why + "\n");
+  CommandResult j = Mlf({"inspect", path, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["normalised"]["modules"]["default"]["host"], why);
+  CommandResult verify = Mlf({"verify", path});
+  ASSERT_EQ(verify.exit_code, 0) << verify.err;  // the archive itself is sound
+  EXPECT_CONTAINS(verify.out, "module default: full-model, graph executor, packed interface; does "
+                              "not run on this host: " + why + "\n");
+  CommandResult vj = Mlf({"verify", path, "--json"});
+  EXPECT_EQ(nlohmann::json::parse(vj.out)["tvm"]["modules"]["default"]["host"], why);
+  // The intact graph runs, and both say so.
+  const std::string good = Archive("graph_runs", tvm_testing::GraphV6());
+  EXPECT_CONTAINS(Mlf({"inspect", good}).out, "  this host   runs with mlf run\n");
+  EXPECT_CONTAINS(Mlf({"verify", good}).out, "; runs on this host (mlf run)\n");
+}
+
+// Operator style: every buffer is an input and an output (by binding name);
+// buffers not given are zeros, as in the firmware.
+TEST(TvmCliTest, RunAndBenchOperatorStyle) {
+  const std::string dir = FreshDir("cli_run_operator");
   const std::string op = Archive("run_operator", tvm_testing::OperatorV5());
-  r = Mlf({"run", op, "--random-inputs", "1"});
+  ASSERT_TRUE(WriteNpyFile(dir + "/a.npy", Array(DType::kFloat32, {4}, std::vector<float>{1, 2, 3, 4})).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/b.npy", Array(DType::kFloat32, {4}, std::vector<float>{10, 20, 30, 40.5f})).ok());
+  CommandResult r = Mlf({"run", op, "--input", "A=" + dir + "/a.npy", "--input", "B=" + dir + "/b.npy",
+                         "--output-dir", dir + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "output C float32[4]");
+  EXPECT_EQ(Values<float>(dir + "/out/A.npy"), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(Values<float>(dir + "/out/B.npy"), (std::vector<float>{10, 20, 30, 40.5f}));
+  EXPECT_EQ(Values<float>(dir + "/out/C.npy"), (std::vector<float>{11, 22, 33, 44.5f}));
+  // Only A: B is zeros, so C = A; --expect-dir agrees with the written files.
+  r = Mlf({"run", op, "--input", "A=" + dir + "/a.npy", "--output-dir", dir + "/only_a"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Values<float>(dir + "/only_a/B.npy"), (std::vector<float>{0, 0, 0, 0}));
+  EXPECT_EQ(Values<float>(dir + "/only_a/C.npy"), (std::vector<float>{1, 2, 3, 4}));
+  r = Mlf({"run", op, "--input", "A=" + dir + "/a.npy", "--input", "B=" + dir + "/b.npy",
+           "--expect-dir", dir + "/out"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  r = Mlf({"run", op, "--input", "A=" + dir + "/a.npy", "--expect-dir", dir + "/out"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "mlf: error: module 'add' (TVM archive, metadata version 5) is operator style: "
-                   "one TVM operator, without a model entry point; mlf run runs full models (mlf "
-                   "inspect shows its buffers)\n");
+  EXPECT_EQ(r.err, "mlf: error: outputs differ from " + dir + "/out\n");
+  r = Mlf({"run", op, "--input", "D=" + dir + "/a.npy"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_CONTAINS(r.err, "'D'");
+
+  CommandResult b = Mlf({"bench", op, "--threads", "2", "--iterations", "50", "--json"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(b.out)["threads"], 2) << b.out;
 }
 
 TEST(TvmCliTest, RunAndBenchGraphExecutorArchives) {

@@ -99,8 +99,7 @@ const std::map<std::string, Fixture>& Fixtures() {
         tt::OperatorV5(),
         {{"A", Array(DType::kFloat32, std::vector<float>{1, 2, 3, 4}, {4})},
          {"B", Array(DType::kFloat32, std::vector<float>{10, 20, 30, 40.5f}, {4})}},
-        {{"A", {1, 2, 3, 4}}, {"B", {10, 20, 30, 40.5}}, {"C", {11, 22, 33, 44.5}}},
-        false};
+        {{"A", {1, 2, 3, 4}}, {"B", {10, 20, 30, 40.5}}, {"C", {11, 22, 33, 44.5}}}};
     // dot(input, {1, -1, 2, -2}) with the DSP's __smlad: 1 - 2 + 6 - 8.
     (*f)["arm_v7"] = {tt::ArmV7(),
                       {{"input", Array(DType::kInt8, std::vector<int8_t>{1, 2, 3, 4}, {1, 4})}},
@@ -149,10 +148,20 @@ const Prepared& Prepare(const std::string& name) {
     EXPECT_TRUE(metadata.ok()) << metadata.status().ToString();
     if (metadata.ok()) {
       for (const auto& [module, m] : metadata->modules) {
-        for (size_t i = 0; i < m.inputs.size(); ++i) {
+        // Operator style: the host loader's inputs are every buffer (C too).
+        std::vector<std::string> names;
+        if (m.style == "operator") {
+          for (const TvmOperatorBuffer& b : m.tvm->operator_buffers) names.push_back(b.binding);
+        } else {
+          for (const TensorInfo& t : m.inputs) names.push_back(t.name);
+        }
+        for (size_t i = 0; i < names.size(); ++i) {
+          // Zeros when no sample is given, as in the firmware.
+          std::string bytes(m.style == "operator" ? m.tvm->operator_buffers[i].size_bytes : 0, '\0');
           for (const Sample& s : f.samples) {
-            if (s.name == m.inputs[i].name) samples.bytes[{module, static_cast<int>(i)}] = s.array.data;
+            if (s.name == names[i]) bytes = s.array.data;
           }
+          if (!bytes.empty()) samples.bytes[{module, static_cast<int>(i)}] = bytes;
         }
       }
       auto reference = testing::HostReference(p.archive, samples, dir + "/cache");
@@ -372,6 +381,21 @@ TEST(TvmProjectTest, SampleInputsByRawNameAreChecked) {
             "second.b_in, second.a_in)");
   Status op = Generate("operator_v5", "host", {{"D", good}});
   EXPECT_EQ(op.message(), "sample input 'D': no input named 'D' (the inputs: A, B, C)");
+}
+
+// Operator style: the operators function mlf run compiles too, over one
+// array per buffer passed as both inputs and outputs.
+TEST(TvmProjectTest, OperatorStyleCallsTheSharedOperatorsFunction) {
+  const std::string dir = FreshDir("tvm_operator_contents");
+  auto project = GenerateProject(Prepare("operator_v5").archive, dir + "/p", {});
+  ASSERT_TRUE(project.ok()) << project.status().ToString();
+  const std::string ops = ReadFile(dir + "/p/src/add_operators.c");
+  EXPECT_NE(ops.find("int32_t mlf_tvm_add_operators_run(void* const* inputs"), std::string::npos) << ops;
+  const std::string main_c = ReadFile(dir + "/p/src/main.c");
+  EXPECT_NE(main_c.find("status = mlf_tvm_add_operators_run(buffers, buffers, NULL, 0);"),
+            std::string::npos)
+      << main_c;
+  EXPECT_NE(ReadFile(dir + "/p/Makefile").find("src/add_operators.c"), std::string::npos);
 }
 
 TEST(TvmProjectTest, ASignatureCannotBeRequired) {

@@ -343,9 +343,11 @@ TEST(TvmUpgradeTest, RefusesWhatAVersion8ArchiveCannotRun) {
   const std::string op = WriteTvm("refuse_operator", tvm_testing::OperatorV5());
   EXPECT_EQ(UpgradeError(op, op + ".v8"),
             "cannot upgrade '" + op + "': module 'add' (TVM metadata version 5) is operator style: "
-            "one TVM operator without a model entry point; a version-8 archive runs TVM AOT modules "
-            "with the C interface and graph executor modules only, so upgrade cannot make it "
-            "runnable (mlf inspect and mlf verify read the original)");
+            "TVM operators over named buffers, without a model entry point, and TVM's metadata "
+            "does not say which buffers they write; a version-8 module is a full model whose "
+            "inputs and outputs are distinct tensors, so upgrade would have to guess. mlf run and "
+            "mlf project take the original archive (every buffer is an input and an output "
+            "there)");
   Files no_relay = tvm_testing::DenseV7();
   no_relay.erase("src/default.relay");
   const std::string unknown = WriteTvm("refuse_unknown_shape", no_relay);

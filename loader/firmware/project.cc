@@ -44,6 +44,10 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan,
       if (!m.constants.empty()) files.push_back({m.constants_source, GraphParametersSource(m)});
       continue;
     }
+    if (m.kind == ModuleKind::kTvmOperator) {
+      files.push_back({m.operator_source, OperatorSource(m)});
+      continue;
+    }
     if (m.constants.empty()) continue;
     files.push_back(
         {m.constants_source, ParametersSource(m, input.members.at(m.constants_member))});

@@ -113,9 +113,8 @@ Status PlanTvm(ModulePlan* plan, const ProjectInput& input, Identifiers* ids) {
   plan->workspace = plan->workspace_bytes > 0 ? ids->Take("mlf_workspace_" + plan->c_name) : "";
   plan->ram_bytes = plan->workspace_bytes;
   if (plan->kind == ModuleKind::kTvmOperator) {
-    for (const TvmOperatorBuffer& b : m.tvm->operator_buffers) {
-      MLF_RETURN_IF_ERROR(tvm_compat::CheckPackedFunctionName(b.function));
-    }
+    // Function names were checked with the buffers (tvm_support.h).
+    plan->operator_source = "src/" + plan->c_name + "_operators.c";
     // Each buffer is both an input and an output (tvm_support.h): one array.
     for (size_t i = 0; i < plan->outputs.size(); ++i) plan->outputs[i].buffer = plan->inputs[i].buffer;
     plan->ram_bytes += TensorBytes(m.inputs);
@@ -200,6 +199,7 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
   for (const ModulePlan& m : plan->modules) {
     for (const std::string& source : m.metadata->sources) AddUnique(&plan->model_sources, source);
     if (!m.graph_source.empty()) plan->model_sources.push_back(m.graph_source);
+    if (!m.operator_source.empty()) plan->model_sources.push_back(m.operator_source);
     if (!m.constants_source.empty()) plan->support_sources.push_back(m.constants_source);
   }
   plan->include_dirs = {"codegen/host/include"};

@@ -68,6 +68,8 @@ struct ModulePlan {
   // `constants`, its workspace `workspace`) and its source file.
   tvm_compat::GraphPlan graph;
   std::string graph_source;  // "src/<c_name>_graph.c"
+  // Operator style: the generated operators function (operator_source.h).
+  std::string operator_source;  // "src/<c_name>_operators.c"
 };
 
 struct ProjectPlan {

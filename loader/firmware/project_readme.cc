@@ -163,8 +163,9 @@ std::string ModuleNote(const ModulePlan& m) {
              "workspace; the parameters from `.params` are one const array" +
              (m.constants_source.empty() ? std::string() : " in `" + m.constants_source + "`") + ".";
     case ModuleKind::kTvmOperator:
-      return "- " + c + " (operator style): `operators_" + m.c_name + "()` calls each operator's "
-             "packed function with `DLTensor`s over its buffers. TVM's metadata does not say which "
+      return "- " + c + " (operator style): `mlf_tvm_" + m.c_name + "_operators_run()` in `" +
+             m.operator_source + "` calls each operator's packed function with `DLTensor`s over "
+             "its buffers (the same code `mlf run` generates). TVM's metadata does not say which "
              "buffers an operator writes, so every buffer is an input (`--sample-input` fills it, "
              "else zeros) and every buffer is printed after the call.";
     case ModuleKind::kMlf: break;

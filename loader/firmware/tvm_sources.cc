@@ -8,6 +8,7 @@
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
 #include "loader/tvm_compat/graph_source.h"
+#include "loader/tvm_compat/operator_source.h"
 
 namespace mlf::firmware {
 namespace {
@@ -32,41 +33,6 @@ std::string WorkspaceArgs(const ModulePlan& m) {
 }
 
 std::string Number(uint64_t v) { return std::to_string(v); }
-
-// `int32_t f(void* args, int32_t* type_codes, int32_t num_args, ...)`.
-std::string PackedDeclaration(const std::string& function) {
-  return "int32_t " + function +
-         "(void* args, int32_t* type_codes, int32_t num_args, void* out_ret_value,\n"
-         "    int32_t* out_ret_tcode, void* resource_handle);\n";
-}
-
-// One DLTensor argument: set_tensor(&tensors[i], ..., data, ndim, shape, code, bits).
-std::string TensorArgument(size_t i, const std::string& data, const std::string& shape,
-                           const std::vector<int64_t>& dims, DType dtype) {
-  const DLDataType dl = ToDLPack(dtype);
-  return "  set_tensor(&tensors[" + Number(i) + "], &values[" + Number(i) + "], &codes[" +
-         Number(i) + "], " + data + ", " + Number(dims.size()) + ", " +
-         (dims.empty() ? "NULL" : shape) + ", " + Number(dl.code) + ", " + Number(dl.bits) + ");\n";
-}
-
-std::string ShapeArray(const std::string& name, const std::vector<int64_t>& dims) {
-  if (dims.empty()) return "";
-  std::string values;
-  for (int64_t d : dims) values += (values.empty() ? "" : ", ") + std::to_string(d);
-  return "  static const int64_t " + name + "[" + Number(dims.size()) + "] = {" + values + "};\n";
-}
-
-std::string CallPacked(const std::string& function, size_t args) {
-  return "  status = " + function + "(values, codes, " + Number(args) +
-         ", &ret_value, &ret_code, NULL);\n  if (status != 0) return status;\n";
-}
-
-std::string PackedLocals(size_t max_args) {
-  const std::string n = Number(std::max<size_t>(max_args, 1));
-  return "  DLTensor tensors[" + n + "];\n  TVMValue values[" + n + "];\n  int32_t codes[" + n +
-         "];\n  TVMValue ret_value;\n  int32_t ret_code;\n  int32_t status;\n"
-         "  (void)unused_inputs;\n  (void)unused_outputs;\n";
-}
 
 std::string SampleCopies(const ModulePlan& m) {
   std::string out;
@@ -145,45 +111,30 @@ std::string GraphBlock(const ModulePlan& m) {
 
 // -------------------------------------------------------------- operator --
 
+// The buffers, one array each, are the function's inputs and outputs.
 std::string OperatorBlock(const ModulePlan& m) {
-  const std::vector<TvmOperatorBuffer>& buffers = m.metadata->tvm->operator_buffers;
   std::string out = "\n/* ---- module \"" + CCommentText(m.name) +
-                    "\": TVM operator style ---- */\n\n/* Every buffer of the operators; all are "
-                    "printed after the calls (TVM does not record which ones are written). */\n";
+                    "\": TVM operator style, as the function in " + m.operator_source +
+                    " ---- */\n\n/* Every buffer of the operators; all are printed after the "
+                    "calls (TVM does not record which ones are written). */\n";
   for (const TensorPlan& t : m.inputs) out += Array(t.buffer, t.info.size_bytes, Describe(t));
   out += WorkspaceArray(m);
-  std::vector<std::string> functions;
-  size_t max_args = 1;
-  for (const TvmOperatorBuffer& b : buffers) {
-    if (std::find(functions.begin(), functions.end(), b.function) == functions.end()) {
-      functions.push_back(b.function);
-      out += "\n" + PackedDeclaration(b.function);
-    }
+  const std::string n = Number(std::max<size_t>(m.inputs.size(), 1));
+  out += "\n" + tvm_compat::OperatorRunDeclaration(m.c_name) + "\nstatic int run_" + m.c_name +
+         "(void) {\n  void* buffers[" + n + "];\n  int32_t status;\n\n" + SampleCopies(m);
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    out += "  buffers[" + Number(i) + "] = " + m.inputs[i].buffer + ";\n";
   }
-  std::string calls;
-  for (const std::string& f : functions) {
-    calls += "\n  /* " + f + " */\n";
-    size_t arg = 0;
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      if (buffers[i].function != f) continue;
-      const TensorPlan& t = m.inputs[i];
-      calls += ShapeArray("shape_" + Number(i), t.info.shape) +
-               TensorArgument(arg++, t.buffer, "shape_" + Number(i), t.info.shape, t.dtype);
-    }
-    max_args = std::max(max_args, arg);
-    calls += CallPacked(f, arg);
-  }
-  out += "\nstatic int32_t operators_" + m.c_name +
-         "(void* unused_inputs, void* unused_outputs) {\n" + PackedLocals(max_args) + calls +
+  return out + "  status = " + tvm_compat::OperatorRunSymbol(m.c_name) + "(buffers, buffers, " +
+         WorkspaceArgs(m) + ");\n  if (status != 0) return report_failure(" +
+         CStringLiteral("the operators of module '" + m.name + "'") + ", status);\n" + Prints(m) +
          "  return 0;\n}\n";
-  return out + RunFunction(m, "operators", "the operators of module '" + m.name + "'");
 }
 
 }  // namespace
 
 Result<std::string> TvmMainSource(const ProjectPlan& plan) {
   std::string includes, modules, calls;
-  bool packed = false;
   for (const ModulePlan& m : plan.modules) {
     if (m.kind == ModuleKind::kTvmAot) {
       includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
@@ -193,17 +144,10 @@ Result<std::string> TvmMainSource(const ProjectPlan& plan) {
       modules += GraphBlock(m);
     } else if (m.kind == ModuleKind::kTvmOperator) {
       modules += OperatorBlock(m);
-      packed = true;
     } else {
       return Internal("module '" + m.name + "' of a TVM archive is planned as an mlfkit module");
     }
     calls += "  if (run_" + m.c_name + "() != 0) return 1;\n";
-  }
-  std::string helpers;
-  if (packed) {
-    std::optional<std::string_view> text = ProjectTemplate("tvm_packed_helpers.c");
-    if (!text) return Internal("no project template named 'tvm_packed_helpers.c'");
-    helpers = std::string(*text);
   }
   const bool several = plan.modules.size() > 1;
   return FillTemplate(
@@ -213,13 +157,16 @@ Result<std::string> TvmMainSource(const ProjectPlan& plan) {
        {"LABEL_TEXT", several ? "<module> is the module's C name, <name> the output's C name."
                               : "<name> is the output's C name."},
        {"INCLUDES", includes},
-       {"PACKED_HELPERS", helpers},
        {"MODULES", modules},
        {"CALLS", calls}});
 }
 
 std::string GraphSource(const ModulePlan& m) {
   return tvm_compat::GraphRunSource(m.name, m.c_name, m.metadata->tvm->graph_path, m.graph);
+}
+
+std::string OperatorSource(const ModulePlan& m) {
+  return tvm_compat::OperatorRunSource(m.name, m.c_name, *m.metadata->tvm, m.metadata->inputs);
 }
 
 std::string GraphParametersSource(const ModulePlan& m) {

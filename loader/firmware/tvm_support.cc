@@ -6,6 +6,7 @@
 #include "artifact/dtype.h"
 #include "artifact/host_build.h"
 #include "artifact/tvm_code.h"
+#include "loader/tvm_compat/operator_source.h"
 
 namespace mlf::firmware {
 namespace {
@@ -129,37 +130,6 @@ Status Flatten(const std::string& who, std::vector<TensorInfo>* tensors) {
   return Status::Ok();
 }
 
-// The buffers of an operator-style module as tensors: "<binding>", or
-// "<function>.<binding>" when the archive has several functions.
-Result<std::vector<TensorInfo>> OperatorTensors(const std::string& who, const TvmModuleInfo& tvm) {
-  std::set<std::string> functions;
-  for (const TvmOperatorBuffer& b : tvm.operator_buffers) functions.insert(b.function);
-  const bool qualified = functions.size() > 1;
-  std::vector<TensorInfo> out;
-  std::set<std::string> c_names;
-  for (const TvmOperatorBuffer& b : tvm.operator_buffers) {
-    TensorInfo t;
-    t.name = qualified ? b.function + "." + b.binding : b.binding;
-    t.c_name = SanitizeCName(qualified ? b.function + "_" + b.binding : b.binding);
-    t.dtype = b.dtype;
-    t.shape = b.shape;
-    t.size_bytes = b.size_bytes;
-    MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(b.dtype));
-    Result<uint64_t> bytes = ByteSize(dtype, b.shape);
-    if (!bytes.ok() || *bytes != b.size_bytes) {
-      return FailedPrecondition(who + ": buffer " + Quote(t.name) + " of " + b.function +
-                                " is " + std::to_string(b.size_bytes) + " bytes, which its dtype " +
-                                b.dtype + " and shape " + FormatShape(b.shape) + " contradict");
-    }
-    if (!c_names.insert(t.c_name).second) {
-      return FailedPrecondition(who + ": two buffers are both called " + Quote(t.c_name) +
-                                " in C");
-    }
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string> PlatformsForTarget(const std::string& target) {
@@ -194,7 +164,7 @@ Result<std::map<std::string, ModuleKind>> PrepareTvmMetadata(Metadata* metadata,
     MLF_ASSIGN_OR_RETURN(ModuleKind kind, TvmModuleKind(name, m, platform));
     const std::string who = Who(name, m);
     if (kind == ModuleKind::kTvmOperator) {
-      MLF_ASSIGN_OR_RETURN(m.inputs, OperatorTensors(who, *m.tvm));
+      MLF_ASSIGN_OR_RETURN(m.inputs, tvm_compat::OperatorBuffers(who, *m.tvm));
       m.outputs = m.inputs;
     }
     MLF_RETURN_IF_ERROR(Flatten(who, &m.inputs));

@@ -100,7 +100,7 @@ class LibraryLoader {
     }
     Result<TvmHostBuild> made = MakeTvmHostBuild(name, module, capture.staged_files(),
                                                  capture.tvm_graph_members(), options_.build);
-    if (!made.ok()) {  // a graph the generated code cannot run
+    if (!made.ok()) {  // e.g. a graph the generated code cannot run
       library_->refused_.emplace(name, made.status());
       return Status::Ok();
     }
@@ -112,12 +112,12 @@ class LibraryLoader {
     MLF_ASSIGN_OR_RETURN(void* last_error, object->Symbol(tvm_compat::kLastErrorSymbol));
     ModuleBinding& b = library_->bindings_[name];
     b.module = name;
-    b.entry_symbol = module.tvm->run_function;
+    b.entry_symbol = build.run_symbol;
     b.run = reinterpret_cast<ModelRunFn>(run_fn);
     b.last_error = reinterpret_cast<const char* (*)()>(last_error);
     b.workspace_bytes = build.workspace_bytes;
-    MLF_ASSIGN_OR_RETURN(b.inputs, TvmTensorSpecs(name, "input", module.inputs));
-    MLF_ASSIGN_OR_RETURN(b.outputs, TvmTensorSpecs(name, "output", module.outputs));
+    b.inputs = build.inputs;
+    b.outputs = build.outputs;
     if (!build.constants.empty()) {
       // The graph's parameters, shared read-only by every executor.
       MLF_ASSIGN_OR_RETURN(std::unique_ptr<ParameterBuffer> blob,

@@ -1,9 +1,14 @@
 #include "loader/host/tvm_module.h"
 
+#include <memory>
+#include <optional>
+
 #include "artifact/c_name.h"
 #include "artifact/dtype.h"
+#include "artifact/tvm_archive.h"
 #include "loader/tvm_compat/compat.h"
 #include "loader/tvm_compat/graph_source.h"
+#include "loader/tvm_compat/operator_source.h"
 
 namespace mlf {
 namespace {
@@ -11,6 +16,10 @@ namespace {
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 constexpr char kCompatRoot[] = "mlf_tvm/";
+
+// A graph JSON or .params larger than this is not read for a host check
+// (the archive scan does not analyse larger ones either).
+constexpr uint64_t kMaxHostMemberBytes = kMaxTvmParamsBytes;
 
 bool EndsWith(const std::string& s, const char* suffix) {
   const std::string x(suffix);
@@ -55,12 +64,8 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
   const TvmModuleInfo& tvm = *m.tvm;
   const std::string who = "module " + Quote(module) + " (TVM archive, metadata version " +
                           std::to_string(tvm.version) + ")";
-  if (m.style == "operator") {
-    return FailedPrecondition(who + " is operator style: one TVM operator, without a model entry "
-                                    "point; mlf run runs full models (mlf inspect shows its "
-                                    "buffers)");
-  }
-  const bool graph = tvm.executor == "graph";
+  const bool op = m.style == "operator";
+  const bool graph = !op && tvm.executor == "graph";
   if (graph && tvm.graph_path.empty()) {
     return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph "
                                     "JSON (executor-config/graph/)");
@@ -72,7 +77,7 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
         "; it cannot run on this host (" + HostTriple() + "). Build a firmware project for it: mlf "
         "project ARCHIVE -o DIR --platform " + (platform.empty() ? "<board>" : platform));
   }
-  if (!graph && (m.interface_api != "c" || tvm.run_function.empty())) {
+  if (!graph && !op && (m.interface_api != "c" || tvm.run_function.empty())) {
     return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(module) +
                               "_run in codegen/host/include/tvmgen_" + SanitizeCName(module) +
                               ".h): it was built for TVM's packed API; mlf run runs AOT modules "
@@ -90,6 +95,7 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
       return Unimplemented(who + ": " + s + " is C++; mlf run compiles C sources only");
     }
   }
+  if (op) return tvm_compat::OperatorBuffers(who, tvm).status();
   if (!graph && !tvm.extra_run_arguments.empty()) {
     return Unimplemented(who + ": its entry point tvmgen_" + SanitizeCName(module) +
                          "_run also takes " + Join(tvm.extra_run_arguments) +
@@ -129,7 +135,19 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
   b.sources = m.sources;
   b.sources.push_back(kCompatRoot + std::string(tvm_compat::kRuntimeSource));
   const std::string wrapper = std::string(kCompatRoot) + "src/mlf_tvm_entry_" + c_module + ".c";
-  if (m.tvm->executor == "graph") {
+  std::vector<TensorInfo> inputs = m.inputs, outputs = m.outputs;
+  if (m.style == "operator") {
+    // Every buffer is an input and an output (operator_source.h).
+    MLF_ASSIGN_OR_RETURN(inputs, tvm_compat::OperatorBuffers("module " + Quote(module), *m.tvm));
+    outputs = inputs;
+    const std::string ops = std::string(kCompatRoot) + "src/mlf_tvm_operators_" + c_module + ".c";
+    b.files.push_back(StagedFile{ops, tvm_compat::OperatorRunSource(module, c_module, *m.tvm, inputs)});
+    b.files.push_back(StagedFile{wrapper, tvm_compat::OperatorEntryWrapperSource(c_module)});
+    b.sources.push_back(ops);
+    b.workspace_bytes = tvm_compat::GraphAllocatorBytes(m);
+    b.run_symbol = tvm_compat::OperatorRunSymbol(c_module);
+    b.reentrant = true;
+  } else if (m.tvm->executor == "graph") {
     MLF_ASSIGN_OR_RETURN(tvm_compat::GraphPlan plan, PlanTvmGraph(module, m, members));
     const std::string graph = std::string(kCompatRoot) + "src/mlf_tvm_graph_" + c_module + ".c";
     b.files.push_back(StagedFile{
@@ -138,11 +156,15 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
     b.sources.push_back(graph);
     b.workspace_bytes = plan.workspace_bytes();
     b.constants = std::move(plan.constants);
+    b.run_symbol = tvm_compat::GraphRunSymbol(c_module);
     b.reentrant = true;
   } else {
     b.files.push_back(StagedFile{wrapper, tvm_compat::EntryWrapperSource(c_module)});
     b.workspace_bytes = m.memory.workspace_size_bytes;
+    b.run_symbol = m.tvm->run_function;
   }
+  MLF_ASSIGN_OR_RETURN(b.inputs, TvmTensorSpecs(module, "input", inputs));
+  MLF_ASSIGN_OR_RETURN(b.outputs, TvmTensorSpecs(module, "output", outputs));
   b.sources.push_back(wrapper);
   b.config = base;
   b.config.flags.push_back("-std=gnu11");
@@ -151,6 +173,59 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
   b.config.include_dirs.push_back(kCompatRoot + std::string(tvm_compat::kIncludeDir));
   b.entry_symbol = tvm_compat::EntrySymbol(c_module);
   return b;
+}
+
+Status TvmHostCheck(const std::string& module, const ModuleMetadata& m,
+                    const std::map<std::string, std::string>& members) {
+  MLF_RETURN_IF_ERROR(TvmHostSupport(module, m));
+  if (m.style == "operator" || m.tvm->executor != "graph") return Status::Ok();
+  return PlanTvmGraph(module, m, members).status();
+}
+
+std::set<std::string> TvmHostMemberPaths(const Metadata& metadata) {
+  std::set<std::string> paths;
+  for (const auto& [name, m] : metadata.modules) {
+    if (!m.tvm || m.style == "operator" || m.tvm->executor != "graph") continue;
+    if (!m.tvm->graph_path.empty()) paths.insert(m.tvm->graph_path);
+    if (m.parameters) paths.insert(m.parameters->path);
+  }
+  return paths;
+}
+
+Result<std::map<std::string, std::string>> ReadTvmHostMembers(const std::string& archive,
+                                                              const Metadata& metadata,
+                                                              const ReaderLimits& limits) {
+  std::map<std::string, std::string> members;
+  const std::set<std::string> wanted = TvmHostMemberPaths(metadata);
+  if (wanted.empty()) return members;
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(archive, limits));
+  while (members.size() < wanted.size()) {
+    MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
+    if (!entry) break;
+    if (!wanted.count(entry->name) || members.count(entry->name)) continue;
+    MLF_ASSIGN_OR_RETURN(members[entry->name], reader->ReadAll(kMaxHostMemberBytes));
+  }
+  return members;
+}
+
+std::map<std::string, Status> TvmHostChecks(const std::string& archive, const Metadata& metadata,
+                                            const ReaderLimits& limits) {
+  const Result<std::map<std::string, std::string>> members =
+      ReadTvmHostMembers(archive, metadata, limits);
+  const std::set<std::string> wanted = TvmHostMemberPaths(metadata);
+  std::map<std::string, Status> checks;
+  for (const auto& [name, m] : metadata.modules) {
+    if (!m.tvm) continue;
+    Status support = TvmHostSupport(name, m);
+    const bool needs_members = wanted.count(m.tvm->graph_path) > 0;
+    if (support.ok() && needs_members && !members.ok()) {
+      support = members.status().WithContext("module " + Quote(name) + ": reading its graph");
+    } else if (support.ok() && needs_members) {
+      support = TvmHostCheck(name, m, *members);
+    }
+    checks.emplace(name, support);
+  }
+  return checks;
 }
 
 Result<std::vector<TensorSpec>> TvmTensorSpecs(const std::string& module, const char* kind,

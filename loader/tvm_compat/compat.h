@@ -32,7 +32,9 @@
 //
 // Graph executor modules have no entry point of their own: graph_program.h,
 // graph_plan.h and graph_source.h turn their graph JSON into one C function,
-// the same for the host loader, `mlf upgrade` and `mlf project`.
+// the same for the host loader, `mlf upgrade` and `mlf project`. Operator-style
+// modules have none either: operator_source.h generates one function that
+// calls their operators, for the host loader and `mlf project`.
 #ifndef MLFKIT_LOADER_TVM_COMPAT_COMPAT_H_
 #define MLFKIT_LOADER_TVM_COMPAT_COMPAT_H_
 
@@ -74,6 +76,11 @@ std::string EntryWrapperSource(const std::string& c_module);
 // calls the module's graph function (graph_source.h) with the executor's
 // workspace and constants (the graph's parameter blob).
 std::string GraphEntryWrapperSource(const std::string& c_module);
+
+// The same wrapper for an operator-style module: it calls the module's
+// operators function (operator_source.h) with the executor's own input and
+// output buffers and its workspace.
+std::string OperatorEntryWrapperSource(const std::string& c_module);
 
 }  // namespace mlf::tvm_compat
 

@@ -4,28 +4,14 @@
 #include <set>
 
 #include "artifact/dtype.h"
+#include "loader/tvm_compat/packed_call.h"
 
 namespace mlf::tvm_compat {
 namespace {
 
 std::string Number(uint64_t v) { return std::to_string(v); }
 
-// `text` safe inside a /* */ comment on one line (names come from the archive).
-std::string Comment(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    const bool pair = i + 1 < text.size() && ((c == '*' && text[i + 1] == '/') ||
-                                              (c == '/' && text[i + 1] == '*'));
-    if (c < 0x20 || c >= 0x7f) {
-      out += '?';
-    } else {
-      out += static_cast<char>(c);
-      if (pair) out += ' ';
-    }
-  }
-  return out;
-}
+std::string Comment(const std::string& text) { return CommentText(text); }
 
 bool IsExecutorOp(const std::string& function) { return function == "__nop" || function == "__copy"; }
 
@@ -60,33 +46,12 @@ std::string Declarations(const GraphProgram& g) {
   std::set<std::string> declared;
   for (const GraphCall& call : g.calls) {
     if (IsExecutorOp(call.function) || !declared.insert(call.function).second) continue;
-    out += "int32_t " + call.function +
-           "(void* args, int32_t* type_codes, int32_t num_args, void* out_ret_value,\n"
-           "    int32_t* out_ret_tcode, void* resource_handle);\n";
+    out += PackedFunctionDeclaration(call.function);
   }
-  return out +
-         "int32_t mlf_tvm_run_with_workspace(void* workspace, uint64_t workspace_size,\n"
-         "                                   int32_t (*entry)(void*, void*), void* inputs,\n"
-         "                                   void* outputs);\n\n";
+  return out + RunWithWorkspaceDeclaration() + "\n";
 }
 
-const char kHelpers[] =
-    "/* One DLTensor argument of a packed function (TVM's packed calling convention). */\n"
-    "static void set_tensor(DLTensor* tensor, TVMValue* value, int32_t* type_code, void* data,\n"
-    "                       int32_t ndim, const int64_t* shape, uint8_t dtype_code, uint8_t bits) {\n"
-    "  tensor->data = data;\n"
-    "  tensor->device.device_type = kDLCPU;\n"
-    "  tensor->device.device_id = 0;\n"
-    "  tensor->ndim = ndim;\n"
-    "  tensor->dtype.code = dtype_code;\n"
-    "  tensor->dtype.bits = bits;\n"
-    "  tensor->dtype.lanes = 1;\n"
-    "  tensor->shape = (int64_t*)shape;\n"
-    "  tensor->strides = NULL;\n"
-    "  tensor->byte_offset = 0;\n"
-    "  value->v_handle = tensor;\n"
-    "  *type_code = kTVMDLTensorHandle;\n"
-    "}\n\n"
+const char kRunStruct[] =
     "/* What one run works on. */\n"
     "struct graph_run {\n"
     "  void* const* inputs;\n"
@@ -186,7 +151,7 @@ std::string GraphRunSource(const std::string& module, const std::string& c_modul
   std::string checks;
   if (needs_workspace) checks += "  if (workspace == NULL) return -102;\n";
   if (needs_constants) checks += "  if (constants == NULL) return -102;\n";
-  return Header(module, graph_path, plan) + Declarations(plan.program) + kHelpers + Nodes(plan) +
+  return Header(module, graph_path, plan) + Declarations(plan.program) + SetTensorHelper() + kRunStruct + Nodes(plan) +
          GraphRunDeclaration(c_module) + "\n" + "int32_t " + GraphRunSymbol(c_module) +
          "(void* const* inputs, void* const* outputs, void* workspace,\n    const void* constants) {\n"
          "  struct graph_run run;\n" + checks +

@@ -188,8 +188,15 @@ Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
   const std::string who = "module " + Quote(name) + " (TVM metadata version " +
                           std::to_string(tvm.version) + ")";
   if (m.style == "operator") {
-    return FailedPrecondition(who + " is operator style: one TVM operator without a model entry "
-                                    "point" + kNotRunnable);
+    // Version-8 modules are full models whose inputs and outputs are
+    // distinct tensors with distinct C names (the ABI's size macros); an
+    // operator's buffers are neither, and TVM does not say which it writes.
+    return FailedPrecondition(
+        who + " is operator style: TVM operators over named buffers, without a model entry point, "
+              "and TVM's metadata does not say which buffers they write; a version-8 module is a "
+              "full model whose inputs and outputs are distinct tensors, so upgrade would have to "
+              "guess. mlf run and mlf project take the original archive (every buffer is an input "
+              "and an output there)");
   }
   const bool graph = tvm.executor == "graph";
   if (graph && tvm.graph_path.empty()) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +27,8 @@ constexpr char kUsage[] =
     "Archives written by Apache TVM (metadata versions 5-7) are read whole and\n"
     "normalised: shapes from the Relay text or graph JSON (\"?\" when the archive\n"
     "does not say), TVM's executor, entry points, memory map and targets, whether\n"
-    "the module runs on this host, and what `mlf verify` would refuse. TVM\n"
+    "the module runs on this host (the checks `mlf run` makes before compiling,\n"
+    "a graph executor's memory plan included), and what `mlf verify` would refuse. TVM\n"
     "archives record no digests: the SHA-256 shown are computed on reading.\n\n"
     "options:\n"
     "  --json   print {archive, compression, signed, signer_key_sha256, metadata};\n"
@@ -82,7 +84,7 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
 }
 
 // What only TVM modules have (artifact/metadata.h TvmModuleInfo).
-void PrintTvm(const std::string& name, const ModuleMetadata& m) {
+void PrintTvm(const ModuleMetadata& m, const Status& host) {
   const TvmModuleInfo& tvm = *m.tvm;
   for (const std::string& t : tvm.targets) std::cout << "  tvm target  " << t << "\n";
   if (!tvm.run_function.empty()) {
@@ -120,7 +122,8 @@ void PrintTvm(const std::string& name, const ModuleMetadata& m) {
     table.Print(std::cout, "    ");
   }
   if (!tvm.operator_buffers.empty()) {
-    std::cout << "  buffers     (operator style: TVM does not say which are inputs)\n";
+    std::cout << "  buffers     (operator style: TVM does not say which are inputs, so mlf run "
+                 "and mlf project take every buffer as an input and give it as an output)\n";
     Table table({"function", "binding", "dtype", "shape", "bytes"});
     for (const TvmOperatorBuffer& b : tvm.operator_buffers) {
       table.AddRow({b.function, b.binding, b.dtype, Shape(b.shape), std::to_string(b.size_bytes)});
@@ -139,12 +142,12 @@ void PrintTvm(const std::string& name, const ModuleMetadata& m) {
   if (!tvm.foreign_target.empty()) {
     std::cout << "  needs       " << tvm.foreign_target << " (" << tvm.foreign_evidence << ")\n";
   }
-  const Status host = TvmHostSupport(name, m);
   std::cout << "  this host   " << (host.ok() ? "runs with mlf run" : "cannot run: " + host.message()) << "\n";
   for (const std::string& note : tvm.notes) std::cout << "  note        " << note << "\n";
 }
 
-void PrintModule(const std::string& name, const ModuleMetadata& m) {
+void PrintModule(const std::string& name, const ModuleMetadata& m,
+                 const std::map<std::string, Status>& host) {
   std::cout << "\nmodule " << name << "\n";
   if (!m.description.empty()) std::cout << "  " << m.description << "\n";
   std::cout << "  model       " << m.model_name << " (" << m.style << ", executors "
@@ -181,7 +184,7 @@ void PrintModule(const std::string& name, const ModuleMetadata& m) {
     for (const OperatorInfo& op : m.operators) macs += op.macs;
     std::cout << "  operators   " << m.operators.size() << " (" << macs << " MACs)\n";
   }
-  if (m.tvm) PrintTvm(name, m);
+  if (m.tvm) PrintTvm(m, host.at(name));
 }
 
 std::string SignerOf(const ArchiveHead& head) {
@@ -190,7 +193,8 @@ std::string SignerOf(const ArchiveHead& head) {
   return info.ok() ? info->key_sha256 : "malformed";
 }
 
-void PrintText(const std::string& path, const ArchiveHead& head) {
+void PrintText(const std::string& path, const ArchiveHead& head,
+               const std::map<std::string, Status>& host) {
   struct stat st {};
   const uint64_t size = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   const Metadata& md = head.metadata;
@@ -211,7 +215,7 @@ void PrintText(const std::string& path, const ArchiveHead& head) {
               << (signer.empty() ? "none" : "key sha256 " + signer + " (check with mlf verify --key)")
               << "\n";
   }
-  for (const auto& [name, module] : md.modules) PrintModule(name, module);
+  for (const auto& [name, module] : md.modules) PrintModule(name, module, host);
   std::cout << "\nfiles" << (head.tvm ? " (SHA-256 computed now: TVM records none)" : "") << "\n";
   Table files({"bytes", "sha256", "path"});
   for (const auto& [name, entry] : md.files) {
@@ -239,7 +243,7 @@ nlohmann::json TensorsJson(const std::vector<TensorInfo>& tensors) {
 }
 
 // The normalised model of a TVM archive (shape null = unknown).
-nlohmann::json NormalisedJson(const ArchiveHead& head) {
+nlohmann::json NormalisedJson(const ArchiveHead& head, const std::map<std::string, Status>& checks) {
   nlohmann::json modules = nlohmann::json::object();
   for (const auto& [name, m] : head.metadata.modules) {
     const TvmModuleInfo& tvm = *m.tvm;
@@ -264,7 +268,7 @@ nlohmann::json NormalisedJson(const ArchiveHead& head) {
       j["needs_target"] = tvm.foreign_target;
       j["needs_evidence"] = tvm.foreign_evidence;
     }
-    const Status host = TvmHostSupport(name, m);
+    const Status& host = checks.at(name);
     j["host"] = host.ok() ? nlohmann::json("runs") : nlohmann::json(host.message());
     modules[name] = j;
   }
@@ -278,7 +282,8 @@ nlohmann::json NormalisedJson(const ArchiveHead& head) {
           {"unreferenced", head.tvm->unreferenced}, {"problems", problems}};
 }
 
-void PrintJson(const std::string& path, const ArchiveHead& head) {
+void PrintJson(const std::string& path, const ArchiveHead& head,
+               const std::map<std::string, Status>& host) {
   nlohmann::json j = {{"archive", path},
                       {"compression", CompressionName(head.compression)},
                       {"signed", !head.signature_member.empty()},
@@ -286,7 +291,7 @@ void PrintJson(const std::string& path, const ArchiveHead& head) {
   if (!head.signature_member.empty()) j["signer_key_sha256"] = SignerOf(head);
   if (head.tvm) {
     j["format"] = "tvm";
-    j["normalised"] = NormalisedJson(head);
+    j["normalised"] = NormalisedJson(head, host);
   }
   std::cout << j.dump(2) << "\n";
 }
@@ -297,10 +302,14 @@ int RunInspect(const ParsedArgs& args) {
   const std::string path = args.positionals()[0];
   Result<ArchiveHead> head = ReadArchiveHead(path);
   if (!head.ok()) return ReportFailure(head.status().WithContext(path));
+  // What it says about this host is what mlf run checks before compiling
+  // (a graph's plan included).
+  const std::map<std::string, Status> host =
+      head->tvm ? TvmHostChecks(path, head->metadata) : std::map<std::string, Status>{};
   if (args.Has("json")) {
-    PrintJson(path, *head);
+    PrintJson(path, *head, host);
   } else {
-    PrintText(path, *head);
+    PrintText(path, *head, host);
   }
   return kExitOk;
 }

@@ -30,7 +30,12 @@ constexpr char kUsage[] =
     "                        when any element is off by more than atol + rtol*|expected|\n"
     "  --rtol R, --atol A    tolerances (default 1e-5 and 1e-6)\n"
     "  --key, --require-signature   as for `mlf verify`\n"
-    "  --json                print a JSON report\n";
+    "  --json                print a JSON report\n\n"
+    "Operator-style TVM modules (one or more TVM operators, no model): TVM does not\n"
+    "say which buffers an operator writes, so every buffer is an input and an\n"
+    "output under the same name (its binding, e.g. A; <function>.<binding> with\n"
+    "several functions). Buffers not given start as zeros, as in `mlf project`;\n"
+    "the outputs are every buffer after the operators ran (DIR/<c_name>.npy each).\n";
 
 Result<double> ParseTolerance(const std::string& flag, const std::string& text) {
   char* end = nullptr;
@@ -65,8 +70,10 @@ Result<RunConfig> ConfigFromArgs(const ParsedArgs& args) {
   return c;
 }
 
-// Sets every input from --input and --random-inputs; all must be covered.
-Status SetInputs(AotExecutor& exec, const RunConfig& config) {
+// Sets every input from --input and --random-inputs; all must be covered,
+// unless `zeros_allowed` (operator style: the executor's buffers start as
+// zeros, as the firmware's static ones do).
+Status SetInputs(AotExecutor& exec, const RunConfig& config, bool zeros_allowed) {
   std::vector<bool> given(exec.num_inputs(), false);
   for (const auto& [name, path] : config.inputs) {
     MLF_ASSIGN_OR_RETURN(int index, exec.input_index(name));
@@ -74,6 +81,7 @@ Status SetInputs(AotExecutor& exec, const RunConfig& config) {
     given[index] = true;
   }
   if (config.seed) return SetRandomInputs(exec, given, *config.seed);
+  if (zeros_allowed) return Status::Ok();
   for (int i = 0; i < exec.num_inputs(); ++i) {
     if (given[i]) continue;
     MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.input_info(i));
@@ -175,7 +183,8 @@ Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {
   MLF_ASSIGN_OR_RETURN(std::shared_ptr<ModelLibrary> lib, ModelLibrary::Open(path, options));
   MLF_ASSIGN_OR_RETURN(std::string module, SelectModule(*lib, args.Get("module")));
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib->CreateExecutor(module));
-  MLF_RETURN_IF_ERROR(SetInputs(*exec, config));
+  MLF_RETURN_IF_ERROR(
+      SetInputs(*exec, config, lib->metadata().modules.at(module).style == "operator"));
   MLF_RETURN_IF_ERROR(exec->Run());
   std::vector<OutputReport> reports;
   for (int i = 0; i < exec->num_outputs(); ++i) {

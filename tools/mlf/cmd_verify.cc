@@ -1,5 +1,6 @@
 // mlf verify: structure, metadata, digests and signature of an archive.
 #include <iostream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +32,8 @@ constexpr char kUsage[] =
     "--require-signature refuse them. The output says so.\n\n"
     "Exit status: 0 verified, 1 the archive failed a check, 2 bad usage.\n";
 
-void PrintJson(const std::string& path, const Result<VerifyReport>& r) {
+void PrintJson(const std::string& path, const Result<VerifyReport>& r,
+               const std::map<std::string, Status>& checks) {
   nlohmann::json j = {{"archive", path}, {"ok", r.ok()}};
   if (!r.ok()) {
     j["error"] = r.status().message();
@@ -49,7 +51,7 @@ void PrintJson(const std::string& path, const Result<VerifyReport>& r) {
     if (r->tvm) {
       nlohmann::json modules = nlohmann::json::object();
       for (const auto& [name, m] : r->metadata.modules) {
-        const Status host = TvmHostSupport(name, m);
+        const Status& host = checks.at(name);
         modules[name] = {{"executor", m.tvm->executor}, {"style", m.style},
                          {"interface_api", m.interface_api}, {"notes", m.tvm->notes},
                          {"host", host.ok() ? nlohmann::json("runs") : nlohmann::json(host.message())}};
@@ -70,7 +72,8 @@ std::string Join(const std::vector<std::string>& words) {
   return out;
 }
 
-void PrintTvmText(const std::string& path, const VerifyReport& r) {
+void PrintTvmText(const std::string& path, const VerifyReport& r,
+                  const std::map<std::string, Status>& checks) {
   std::cout << "verified " << path << ": " << r.member_count << " members, "
             << HumanBytes(r.data_bytes) << ", " << r.metadata.modules.size() << " module"
             << (r.metadata.modules.size() == 1 ? "" : "s") << "\n"
@@ -83,7 +86,7 @@ void PrintTvmText(const std::string& path, const VerifyReport& r) {
             << "not proven: TVM archives carry no digests and no signature, so nothing shows who "
                "made this archive or that its members are the ones TVM wrote\n";
   for (const auto& [name, m] : r.metadata.modules) {
-    const Status host = TvmHostSupport(name, m);
+    const Status& host = checks.at(name);
     std::cout << "module " << name << ": " << m.style
               << (m.tvm->executor.empty() ? "" : ", " + m.tvm->executor + " executor") << ", "
               << m.interface_api << " interface; "
@@ -97,8 +100,9 @@ void PrintTvmText(const std::string& path, const VerifyReport& r) {
   std::cout << "signature: none (TVM archives cannot carry one)\n";
 }
 
-void PrintText(const std::string& path, const VerifyReport& r) {
-  if (r.tvm) return PrintTvmText(path, r);
+void PrintText(const std::string& path, const VerifyReport& r,
+               const std::map<std::string, Status>& checks) {
+  if (r.tvm) return PrintTvmText(path, r, checks);
   std::cout << "verified " << path << ": " << r.member_count << " members, "
             << HumanBytes(r.data_bytes) << ", " << r.metadata.modules.size() << " module"
             << (r.metadata.modules.size() == 1 ? "" : "s") << "\n";
@@ -129,9 +133,12 @@ int RunVerify(const ParsedArgs& args) {
     options.progress = progress.Callback();
     return VerifyArchive(path, options);
   }();
-  if (args.Has("json")) PrintJson(path, report);
+  // What it says about this host is what mlf run checks before compiling.
+  std::map<std::string, Status> host;
+  if (report.ok() && report->tvm) host = TvmHostChecks(path, report->metadata, options.limits);
+  if (args.Has("json")) PrintJson(path, report, host);
   if (!report.ok()) return ReportFailure(report.status().WithContext(path));
-  if (!args.Has("json")) PrintText(path, *report);
+  if (!args.Has("json")) PrintText(path, *report, host);
   return kExitOk;
 }
 

@@ -53,7 +53,7 @@ static int report_failure(const char* what, int32_t status) {
   }
   return 1;
 }
-{{PACKED_HELPERS}}{{MODULES}}
+{{MODULES}}
 int main(void) {
 {{CALLS}}  return 0;
 }
