@@ -1,5 +1,6 @@
 #include "artifact/json_limits.h"
 
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,11 +30,19 @@ int JsonNestingDepth(std::string_view text, int max_depth) {
 
 namespace {
 
-// Tracks the keys seen in each open object to spot duplicates during parsing.
+// Tracks the keys seen in each open object to spot duplicates during parsing,
+// and the first number too large for 64 bits.
 class DuplicateKeyDetector {
  public:
   bool OnEvent(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
     using Event = nlohmann::json::parse_event_t;
+    // nlohmann keeps an integer beyond 64 bits as a double, which readers'
+    // get<uint64_t>() would convert with undefined behaviour; no document
+    // read here has a legitimate number of that magnitude.
+    if (event == Event::value && parsed.is_number_float() && too_large_.empty() &&
+        std::fabs(parsed.get<double>()) >= 9223372036854775808.0) {
+      too_large_ = parsed.dump();
+    }
     if (event == Event::object_start) keys_.emplace_back();
     if (event == Event::object_end && !keys_.empty()) keys_.pop_back();
     if (event == Event::key && !keys_.empty() && duplicate_.empty()) {
@@ -43,10 +52,12 @@ class DuplicateKeyDetector {
     return true;
   }
   const std::string& duplicate() const { return duplicate_; }
+  const std::string& too_large() const { return too_large_; }
 
  private:
   std::vector<std::set<std::string>> keys_;
   std::string duplicate_;
+  std::string too_large_;
 };
 
 }  // namespace
@@ -74,6 +85,10 @@ Result<nlohmann::json> ParseBoundedJson(std::string_view text, uint64_t max_byte
   }
   if (!detector.duplicate().empty()) {
     return InvalidArgument("duplicate JSON object key \"" + detector.duplicate() + "\"");
+  }
+  if (!detector.too_large().empty()) {
+    return OutOfRange("JSON number " + detector.too_large() +
+                      " is out of range: numbers must lie within 64-bit integers");
   }
   return parsed;
 }

@@ -4,8 +4,9 @@
 // last of duplicate keys. Untrusted input must neither exhaust the stack nor
 // mean different things to different readers, so this wrapper refuses:
 // documents over a byte bound, nesting deeper than a bound (checked before the
-// recursive parser runs), duplicate object keys, and invalid JSON — each with
-// its own message.
+// recursive parser runs), duplicate object keys, numbers beyond the 64-bit
+// integer range (nlohmann would hold them as doubles, and converting those to
+// integers is undefined), and invalid JSON — each with its own message.
 #ifndef MLFKIT_ARTIFACT_JSON_LIMITS_H_
 #define MLFKIT_ARTIFACT_JSON_LIMITS_H_
 

@@ -39,6 +39,26 @@ TEST(JsonLimitsTest, RefusesDuplicateKeys) {
   EXPECT_TRUE(ParseBoundedJson(R"({"a": {"x": 1}, "b": {"x": 2}})", 1024, 8).ok());
 }
 
+// Found by the metadata fuzzer: "size_bytes": 2222...560 (46 digits) became a
+// double, and get<uint64_t>() converted it with undefined behaviour.
+TEST(JsonLimitsTest, RefusesNumbersBeyondSixtyFourBits) {
+  auto j = ParseBoundedJson(R"({"size_bytes": 2222222222222222222222222222222222222222222560})",
+                            1024, 8);
+  ASSERT_FALSE(j.ok());
+  EXPECT_EQ(j.status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(j.status().message(), "JSON number 2.2222222222222223e+45 is out of range: numbers "
+                                  "must lie within 64-bit integers");
+  j = ParseBoundedJson(R"([1, -9.3e18])", 1024, 8);
+  ASSERT_FALSE(j.ok());
+  EXPECT_EQ(j.status().message(),
+            "JSON number -9.3e+18 is out of range: numbers must lie within 64-bit integers");
+  // The largest unsigned and the smallest signed 64-bit integers stay integers.
+  j = ParseBoundedJson(R"([18446744073709551615, -9223372036854775808, 1.5, 1e18])", 1024, 8);
+  ASSERT_TRUE(j.ok()) << j.status().ToString();
+  EXPECT_EQ((*j)[0].get<uint64_t>(), 18446744073709551615u);
+  EXPECT_EQ((*j)[1].get<int64_t>(), INT64_MIN);
+}
+
 TEST(JsonLimitsTest, RefusesInvalidJson) {
   auto j = ParseBoundedJson("{\"a\": ", 1024, 8);
   ASSERT_FALSE(j.ok());
