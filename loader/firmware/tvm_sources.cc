@@ -47,13 +47,6 @@ std::string SampleCopies(const ModulePlan& m) {
   return out;
 }
 
-std::string RunFunction(const ModulePlan& m, const std::string& body, const std::string& what) {
-  return "\nstatic int run_" + m.c_name + "(void) {\n  int32_t status;\n\n" + SampleCopies(m) +
-         "  status = mlf_tvm_run_with_workspace(" + WorkspaceArgs(m) + ", " + body + "_" +
-         m.c_name + ", NULL, NULL);\n  if (status != 0) return report_failure(" +
-         CStringLiteral(what) + ", status);\n" + Prints(m) + "  return 0;\n}\n";
-}
-
 // ------------------------------------------------------------------- aot --
 
 Result<std::string> AotBlock(const ModulePlan& m) {
