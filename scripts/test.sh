@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole mlfkit test suite: installs what is missing, then
 #   1. bazel test //...                            the normal (gcc) build
-#   2. the concurrency test under ThreadSanitizer  (--config=tsan)
+#   2. the concurrency tests under ThreadSanitizer (--config=tsan)
 #   3. bazel test //... under ASan + UBSan         (--config=asan; tests tagged
 #      no-asan are left out)
 #   4. a fuzz smoke run: every libFuzzer target for 20 s (scripts/fuzz.sh)
@@ -94,8 +94,14 @@ bazel_test() {
 
 bazel_test gcc //... "$@"
 
-# The concurrency tests again under ThreadSanitizer (own output directory).
-bazel_test tsan --config=tsan //tests:host_loader_concurrency_test "$@"
+# The concurrency tests again under ThreadSanitizer (own output directory):
+# every test whose name says it runs threads, in the targets that have one.
+# (Generated model code compiled at run time is not instrumented; the loaders,
+# the TVM compatibility runtime and the executors around it are.)
+bazel_test tsan --config=tsan --test_filter='*Concurren*:*Thread*:*Reentr*' \
+  //tests:host_loader_concurrency_test //tests:tvm_archive_test //tests:tvm_upgrade_test \
+  //loader/tvm_compat:compat_runtime_test //loader/tvm_compat:graph_plan_test \
+  //codegen/frontend:onnx_shape_inference_test "$@"
 
 # Every test again under AddressSanitizer + UndefinedBehaviorSanitizer (own
 # output directory; every finding is fatal: .bazelrc build:asan). -O0: gcc
