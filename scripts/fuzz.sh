@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) and runs each for a while.
 #
-# usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--build-only|--no-build] [TARGET...]
+# usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--workers W] [--build-only|--no-build]
+#                        [TARGET...]
 #
 #   --seconds N   fuzz each target for N seconds (default 60)
 #   --jobs J      targets fuzzed at the same time (default 2)
+#   --workers W   fuzzer processes per target, sharing its corpus (default 1);
+#                 J x W processes run at once
 #   --build-only  build the fuzzers and the seed corpora, fuzz nothing
 #   --no-build    reuse the fuzzers and seeds of an earlier run as they are
 #   TARGET        archive_reader verify metadata tvm_params npy onnx yaml
@@ -31,11 +34,12 @@ cd "$(dirname "$0")/.."
 ALL_TARGETS=(archive_reader verify metadata tvm_params npy onnx yaml)
 seconds=60
 jobs=2
+workers=1
 build_only=0
 no_build=0
 targets=()
 
-usage() { sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -43,6 +47,8 @@ while [ $# -gt 0 ]; do
     --seconds=*) seconds=${1#*=}; shift ;;
     --jobs) jobs=${2:?--jobs needs a value}; shift 2 ;;
     --jobs=*) jobs=${1#*=}; shift ;;
+    --workers) workers=${2:?--workers needs a value}; shift 2 ;;
+    --workers=*) workers=${1#*=}; shift ;;
     --build-only) build_only=1; shift ;;
     --no-build) no_build=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -57,8 +63,9 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -eq 0 ] && targets=("${ALL_TARGETS[@]}")
 # (libFuzzer reads -max_total_time=0 as "no limit": refused here.)
-if ! [[ "$seconds" =~ ^[1-9][0-9]*$ && "$jobs" =~ ^[1-9][0-9]*$ ]]; then
-  echo "fuzz.sh: --seconds and --jobs take whole numbers of at least 1" >&2
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ && "$jobs" =~ ^[1-9][0-9]*$ && "$workers" =~ ^[1-9][0-9]*$ ]]
+then
+  echo "fuzz.sh: --seconds, --jobs and --workers take whole numbers of at least 1" >&2
   exit 2
 fi
 
@@ -102,25 +109,48 @@ for t in "${targets[@]}"; do
 done
 
 # --- fuzz ---
-# Runs one target; leaves "<executions> <crashes> <exit status>" in logs/<t>.result.
-run_target() {
-  local t=$1
-  local crashes=$data_dir/crashes/$t log=$data_dir/logs/$t.log
-  mkdir -p "$data_dir/corpus/$t" "$crashes" "$data_dir/logs"
-  local before
-  before=$(find "$crashes" -type f | wc -l)
+# Runs one fuzzer process of target $1 (worker $2) with its log in $3.
+run_worker() {
+  local t=$1 log=$3
   local dirs=("$data_dir/corpus/$t" "$data_dir/seeds/$t")
   [ -d "fuzz/regressions/$t" ] && dirs+=("fuzz/regressions/$t")
   # -timeout: one input may take 25 s at most (hang); -rss_limit_mb: memory bound;
   # stdin is /dev/null so that no input can make a target wait for a terminal.
+  # Workers write new inputs to the first directory, the shared corpus, and
+  # pick up each other's while they run (libFuzzer's -reload, on by default).
   "$fuzz_bin/${t}_fuzzer" -max_total_time="$seconds" -print_final_stats=1 -timeout=25 \
-    -rss_limit_mb=2560 -artifact_prefix="$crashes/" "${dirs[@]}" </dev/null >"$log" 2>&1
-  local rc=$?
-  local execs
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    -rss_limit_mb=2560 -artifact_prefix="$data_dir/crashes/$t/" "${dirs[@]}" \
+    </dev/null >"$log" 2>&1
+}
+
+# Runs one target with $workers processes; leaves "<executions> <crashes>
+# <exit status>" in logs/<t>.result (executions summed over the workers, the
+# first non-zero exit status). Worker i > 1 logs to logs/<t>.<i>.log.
+run_target() {
+  local t=$1
+  local crashes=$data_dir/crashes/$t
+  mkdir -p "$data_dir/corpus/$t" "$crashes" "$data_dir/logs"
+  local before
+  before=$(find "$crashes" -type f | wc -l)
+  local logs=("$data_dir/logs/$t.log") pids=() i
+  for ((i = 2; i <= workers; i++)); do logs+=("$data_dir/logs/$t.$i.log"); done
+  for ((i = 0; i < workers; i++)); do
+    run_worker "$t" "$i" "${logs[$i]}" &
+    pids+=($!)
+  done
+  local rc=0 status
+  for i in "${pids[@]}"; do
+    wait "$i"; status=$?
+    [ "$rc" -eq 0 ] && rc=$status
+  done
+  local execs=0 n log
+  for log in "${logs[@]}"; do
+    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    execs=$((execs + ${n:-0}))
+  done
   local after
   after=$(find "$crashes" -type f | wc -l)
-  echo "${execs:-0} $((after - before)) $rc" >"$data_dir/logs/$t.result"
+  echo "$execs $((after - before)) $rc" >"$data_dir/logs/$t.result"
 }
 
 # At most $jobs targets at a time.
