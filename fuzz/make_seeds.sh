@@ -4,11 +4,14 @@
 #
 #   archive_reader, verify  `mlf pack` of examples/tiny_dense (plain, gzip, zstd,
 #                           signed with the fuzz test key), `mlf export` of the
-#                           YAML examples, and GNU tar re-packs of an unpacked
-#                           archive (ustar, pax, gnu, v7; directories, a long name)
+#                           YAML examples, GNU tar re-packs of an unpacked
+#                           archive (ustar, pax, gnu, v7; directories, a long
+#                           name), and the TVM fixture archives (seed_gen tvm)
 #   metadata                metadata.json of each archive, examples/tiny_dense's
-#                           (no files table), artifact/testdata/example_metadata.json
+#                           (no files table), artifact/testdata/example_metadata.json,
+#                           the TVM fixtures' (versions 5-7)
 #   tvm_params, npy         seed_gen (fuzz/seed_gen.cc)
+#   tvm_graph               the TVM graph fixtures: graph JSON, NUL, .params
 #   onnx                    every model.onnx of libonnx-testdata up to 256 KiB
 #   yaml                    examples/*/model.yaml, fuzz/seeds/yaml/*.yaml and the
 #                           example of docs/yaml-models.md
@@ -30,7 +33,7 @@ repo=$(pwd)
 export SOURCE_DATE_EPOCH=0 TZ=UTC LC_ALL=C
 
 rm -rf "$out"
-mkdir -p "$out"/{archive_reader,verify,metadata,tvm_params,npy,onnx,yaml}
+mkdir -p "$out"/{archive_reader,verify,metadata,tvm_params,tvm_graph,npy,onnx,yaml}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -70,6 +73,10 @@ for format in pax gnu; do
     -C "$work/long" .
 done
 
+mkdir -p "$work/tvm"
+quiet "$seed_gen" tvm "$work/tvm"
+cp "$work"/tvm/*.tar "$archives/"
+
 for a in "$archives"/*; do
   cp "$a" "$out/archive_reader/"
   cp "$a" "$out/verify/"
@@ -83,6 +90,8 @@ done
 tar --zstd -xOf "$archives/tiny_cnn_linked.tar.zst" metadata.json >"$out/metadata/tiny_cnn_linked.json"
 cp examples/tiny_dense/metadata.json "$out/metadata/for_packing.json"
 cp artifact/testdata/example_metadata.json "$out/metadata/example_metadata.json"
+cp "$work"/tvm/*.metadata.json "$out/metadata/"
+cp "$work"/tvm/*.graph "$out/tvm_graph/"
 
 # --- .params and .npy ---
 quiet "$seed_gen" params "$out/tvm_params"

@@ -24,8 +24,8 @@
 namespace mlf::fuzz {
 namespace {
 
-const std::vector<std::string> kTargets = {"archive_reader", "metadata", "npy",   "onnx",
-                                           "tvm_params",     "verify",   "yaml"};
+const std::vector<std::string> kTargets = {"archive_reader", "metadata", "npy",    "onnx",
+                                           "tvm_graph",      "tvm_params", "verify", "yaml"};
 
 std::string RegressionsDir() {
   const char* srcdir = std::getenv("TEST_SRCDIR");

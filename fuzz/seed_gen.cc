@@ -5,6 +5,12 @@
 //                         an empty array, format versions 1.0, 2.0 and 3.0
 //   seed_gen params DIR   TVM .params files: empty, one tensor, several dtypes
 //   seed_gen key FILE     the fuzz test private key (fuzz/test_key.h), mode 0600
+//   seed_gen tvm DIR      TVM archives (tests/tvm_fixtures: versions 5-7, AOT,
+//                         graph and operator style) as <fixture>.tar, in
+//                         Python tarfile's layout and plain (<fixture>_plain.tar);
+//                         their metadata.json as <fixture>.metadata.json; for
+//                         graph modules the tvm_graph input <fixture>.graph
+//                         (graph JSON, NUL, .params)
 //
 // Everything is deterministic: the same build writes the same bytes.
 #include <fcntl.h>
@@ -21,6 +27,7 @@
 #include "artifact/npy.h"
 #include "artifact/tvm_params.h"
 #include "fuzz/test_key.h"
+#include "tests/tvm_fixtures/tvm_fixtures.h"
 
 namespace mlf {
 namespace {
@@ -112,17 +119,54 @@ int WriteParamsSeeds(const std::string& dir) {
   return 0;
 }
 
+// The tvm_graph target's input for a fixture with a graph JSON, or "".
+std::string GraphInput(const tvm_testing::Files& files) {
+  std::string graph, params;
+  for (const auto& [path, data] : files) {
+    if (path.rfind("executor-config/graph/", 0) == 0) graph = data;
+    if (path.size() > 7 && path.compare(path.size() - 7, 7, ".params") == 0) params = data;
+  }
+  if (graph.empty()) return "";
+  return params.empty() ? graph : graph + '\0' + params;
+}
+
+int WriteTvmSeeds(const std::string& dir) {
+  const std::vector<std::pair<std::string, tvm_testing::Files>> fixtures = {
+      {"dense_v7", tvm_testing::DenseV7()},         {"pair_v7", tvm_testing::PairV7()},
+      {"multi_v7", tvm_testing::MultiV7()},         {"scale_v5", tvm_testing::ScaleV5()},
+      {"graph_v6", tvm_testing::GraphV6()},         {"graph_chain_v6", tvm_testing::GraphChainV6()},
+      {"operator_v5", tvm_testing::OperatorV5()},   {"arm_v7", tvm_testing::ArmV7()},
+      {"bundled_v7", tvm_testing::BundledV7()},
+  };
+  tvm_testing::TarLayout plain;
+  plain.tarfile_style = false;
+  for (const auto& [name, files] : fixtures) {
+    const std::string base = dir + "/" + name;
+    const std::string graph = GraphInput(files);
+    if (!WriteFile(base + ".tar", tvm_testing::BuildTar(tvm_testing::LayoutMembers(files, {}))) ||
+        !WriteFile(base + "_plain.tar",
+                   tvm_testing::BuildTar(tvm_testing::LayoutMembers(files, plain))) ||
+        !WriteFile(base + ".metadata.json", files.at("metadata.json")) ||
+        (!graph.empty() && !WriteFile(base + ".graph", graph))) {
+      return 1;
+    }
+  }
+  std::printf("seed_gen: %zu TVM fixtures in %s\n", fixtures.size(), dir.c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace mlf
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: seed_gen npy|params DIR | seed_gen key FILE\n");
+    std::fprintf(stderr, "usage: seed_gen npy|params|tvm DIR | seed_gen key FILE\n");
     return 2;
   }
   const std::string what = argv[1];
   if (what == "npy") return mlf::WriteNpySeeds(argv[2]);
   if (what == "params") return mlf::WriteParamsSeeds(argv[2]);
+  if (what == "tvm") return mlf::WriteTvmSeeds(argv[2]);
   if (what == "key") return mlf::WriteFile(argv[2], mlf::fuzz::kTestPrivateKeyPem, 0600) ? 0 : 1;
   std::fprintf(stderr, "seed_gen: unknown kind '%s'\n", argv[1]);
   return 2;

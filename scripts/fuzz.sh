@@ -10,7 +10,8 @@
 #                 J x W processes run at once
 #   --build-only  build the fuzzers and the seed corpora, fuzz nothing
 #   --no-build    reuse the fuzzers and seeds of an earlier run as they are
-#   TARGET        archive_reader verify metadata tvm_params npy onnx yaml
+#   TARGET        archive_reader verify metadata tvm_params tvm_graph npy onnx
+#                 yaml
 #                 (default: all of them)
 #
 # Prints one line per target, "fuzz: <target>: <E> executions in <S> s, <C> crashes",
@@ -31,7 +32,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(archive_reader verify metadata tvm_params npy onnx yaml)
+ALL_TARGETS=(archive_reader verify metadata tvm_params tvm_graph npy onnx yaml)
 seconds=60
 jobs=2
 workers=1
@@ -39,7 +40,7 @@ build_only=0
 no_build=0
 targets=()
 
-usage() { sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
