@@ -85,24 +85,29 @@ Result<std::string> ModuleBlock(const ModulePlan& m) {
 
 }  // namespace
 
-Result<std::string> MainSource(const ProjectPlan& plan) {
-  std::string includes, modules, calls;
-  for (const ModulePlan& m : plan.modules) {
-    includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
-    MLF_ASSIGN_OR_RETURN(std::string block, ModuleBlock(m));
-    modules += block;
-    calls += "  if (run_" + m.c_name + "() != 0) return 1;\n";
-  }
+Result<std::string> FillMainTemplate(const std::string& template_name, const ProjectPlan& plan,
+                                     const MainParts& parts) {
   const bool several = plan.modules.size() > 1;
   return FillTemplate(
-      "main.c",
+      template_name,
       {{"TITLE", CCommentText(plan.title)},
        {"LABEL_FORMAT", several ? "<module>.<name>" : "<name>"},
        {"LABEL_TEXT", several ? "<module> is the module's C name, <name> the output's C name."
                               : "<name> is the output's C name."},
-       {"INCLUDES", includes},
-       {"MODULES", modules},
-       {"CALLS", calls}});
+       {"INCLUDES", parts.includes},
+       {"MODULES", parts.modules},
+       {"CALLS", parts.calls}});
+}
+
+Result<std::string> MainSource(const ProjectPlan& plan) {
+  MainParts parts;
+  for (const ModulePlan& m : plan.modules) {
+    parts.includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
+    MLF_ASSIGN_OR_RETURN(std::string block, ModuleBlock(m));
+    parts.modules += block;
+    parts.calls += "  if (run_" + m.c_name + "() != 0) return 1;\n";
+  }
+  return FillMainTemplate("main.c", plan, parts);
 }
 
 std::string ModelDataHeader(const ProjectPlan& plan) {

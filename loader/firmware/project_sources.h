@@ -15,6 +15,17 @@ namespace mlf::firmware {
 // one mlf_print_output() per output (templates/main.c and module.c).
 Result<std::string> MainSource(const ProjectPlan& plan);
 
+// The main.c parts each module adds: an #include line (or none), its block
+// (buffers and run_<mod>()) and the call of run_<mod>() in main().
+struct MainParts {
+  std::string includes, modules, calls;
+};
+
+// Fills main.c template `template_name` (main.c, tvm_main.c) with the
+// project's title, the output label format and `parts`.
+Result<std::string> FillMainTemplate(const std::string& template_name, const ProjectPlan& plan,
+                                     const MainParts& parts);
+
 // src/model_data.h: extern declarations of the parameter and sample arrays.
 std::string ModelDataHeader(const ProjectPlan& plan);
 

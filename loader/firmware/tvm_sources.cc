@@ -127,31 +127,22 @@ std::string OperatorBlock(const ModulePlan& m) {
 }  // namespace
 
 Result<std::string> TvmMainSource(const ProjectPlan& plan) {
-  std::string includes, modules, calls;
+  MainParts parts;
   for (const ModulePlan& m : plan.modules) {
     if (m.kind == ModuleKind::kTvmAot) {
-      includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
+      parts.includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
       MLF_ASSIGN_OR_RETURN(std::string block, AotBlock(m));
-      modules += block;
+      parts.modules += block;
     } else if (m.kind == ModuleKind::kTvmGraph) {
-      modules += GraphBlock(m);
+      parts.modules += GraphBlock(m);
     } else if (m.kind == ModuleKind::kTvmOperator) {
-      modules += OperatorBlock(m);
+      parts.modules += OperatorBlock(m);
     } else {
       return Internal("module '" + m.name + "' of a TVM archive is planned as an mlfkit module");
     }
-    calls += "  if (run_" + m.c_name + "() != 0) return 1;\n";
+    parts.calls += "  if (run_" + m.c_name + "() != 0) return 1;\n";
   }
-  const bool several = plan.modules.size() > 1;
-  return FillTemplate(
-      "tvm_main.c",
-      {{"TITLE", CCommentText(plan.title)},
-       {"LABEL_FORMAT", several ? "<module>.<name>" : "<name>"},
-       {"LABEL_TEXT", several ? "<module> is the module's C name, <name> the output's C name."
-                              : "<name> is the output's C name."},
-       {"INCLUDES", includes},
-       {"MODULES", modules},
-       {"CALLS", calls}});
+  return FillMainTemplate("tvm_main.c", plan, parts);
 }
 
 std::string GraphSource(const ModulePlan& m) {
