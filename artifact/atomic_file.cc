@@ -31,6 +31,38 @@ std::string RandomSuffix() {
   return s;
 }
 
+std::string TempStem(const std::string& name) {
+  return "." + name.substr(0, kMaxNameInTemp) + ".tmp.";
+}
+
+std::string ProcFdPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// An unnamed file in `dir_fd` (O_TMPFILE) that linkat(2) can later name
+// through /proc/self/fd, or -1 when the file system or /proc cannot do that.
+int OpenUnnamedTemp(int dir_fd) {
+  const int fd = openat(dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (stat(ProcFdPath(fd).c_str(), &st) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// A new file `.<name>.tmp.XXXXXX` in `dir_fd`; its name in *temp.
+Result<int> CreateNamedTemp(int dir_fd, const std::string& name, std::string* temp) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    *temp = TempStem(name) + RandomSuffix();
+    // 0600 until the content is complete; Commit() sets the final mode.
+    const int fd =
+        openat(dir_fd, temp->c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) return ErrnoError("cannot create a temporary file for '" + name + "'");
+  }
+  return IoError("cannot create a temporary file for '" + name + "': too many name collisions");
+}
+
 void SplitPath(const std::string& path, std::string* dir, std::string* base) {
   const size_t slash = path.rfind('/');
   if (slash == std::string::npos) {
@@ -56,35 +88,30 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& dest, 
 }
 
 Result<std::unique_ptr<AtomicFile>> AtomicFile::CreateAt(int dir_fd, const std::string& name,
-                                                         mode_t mode) {
+                                                         mode_t mode, bool unnamed_temp) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
     return InvalidArgument("cannot write '" + name + "': not a plain file name");
   }
   const int own_dir = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
   if (own_dir < 0) return ErrnoError("cannot write '" + name + "'");
-  const std::string stem = "." + name.substr(0, kMaxNameInTemp) + ".tmp.";
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string temp = stem + RandomSuffix();
-    // 0600 until the content is complete; Commit() sets the final mode.
-    const int fd =
-        openat(own_dir, temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno == EEXIST) continue;
-    if (fd < 0) {
-      Status s = ErrnoError("cannot create a temporary file for '" + name + "'");
+  std::string temp;  // stays empty for an unnamed file
+  int fd = unnamed_temp ? OpenUnnamedTemp(own_dir) : -1;
+  if (fd < 0) {
+    Result<int> named = CreateNamedTemp(own_dir, name, &temp);
+    if (!named.ok()) {
       close(own_dir);
-      return s;
+      return named.status();
     }
-    if (fchmod(fd, mode) != 0) {
-      Status s = ErrnoError("cannot set the mode of '" + name + "'");
-      close(fd);
-      unlinkat(own_dir, temp.c_str(), 0);
-      close(own_dir);
-      return s;
-    }
-    return std::unique_ptr<AtomicFile>(new AtomicFile(own_dir, fd, name, std::move(temp), name));
+    fd = *named;
   }
-  close(own_dir);
-  return IoError("cannot create a temporary file for '" + name + "': too many name collisions");
+  if (fchmod(fd, mode) != 0) {
+    Status s = ErrnoError("cannot set the mode of '" + name + "'");
+    close(fd);
+    if (!temp.empty()) unlinkat(own_dir, temp.c_str(), 0);
+    close(own_dir);
+    return s;
+  }
+  return std::unique_ptr<AtomicFile>(new AtomicFile(own_dir, fd, name, std::move(temp), name));
 }
 
 AtomicFile::~AtomicFile() {
@@ -97,7 +124,20 @@ void AtomicFile::Abort() {
   done_ = true;
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
-  unlinkat(dir_fd_, temp_name_.c_str(), 0);
+  if (!temp_name_.empty()) unlinkat(dir_fd_, temp_name_.c_str(), 0);
+}
+
+Status AtomicFile::NameTempFile() {
+  const std::string proc = ProcFdPath(fd_);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string temp = TempStem(name_) + RandomSuffix();
+    if (linkat(AT_FDCWD, proc.c_str(), dir_fd_, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      temp_name_ = temp;
+      return Status::Ok();
+    }
+    if (errno != EEXIST) return ErrnoError("cannot name the temporary file of '" + display_ + "'");
+  }
+  return IoError("cannot name the temporary file of '" + display_ + "': too many name collisions");
 }
 
 Status AtomicFile::Write(const void* data, size_t size) {
@@ -117,6 +157,8 @@ Status AtomicFile::Commit(bool durable) {
   if (done_) return FailedPrecondition("'" + display_ + "' was already committed or aborted");
   Status s;
   if (durable && fsync(fd_) != 0) s = ErrnoError("cannot flush '" + display_ + "' to disk");
+  // The name is given only now, so that a killed writer leaves nothing.
+  if (s.ok() && temp_name_.empty()) s = NameTempFile();
   // close() may report a deferred write error (e.g. NFS quota).
   if (close(fd_) != 0 && s.ok()) s = ErrnoError("cannot write '" + display_ + "'");
   fd_ = -1;

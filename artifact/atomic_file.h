@@ -1,14 +1,21 @@
 // AtomicFile: write a file so that readers see either the old content or the
 // complete new content, never a partial file.
 //
-// Data goes to a temporary file `.<name>.tmp.XXXXXX` created (O_EXCL, never
-// following symlinks) in the destination's own directory, so that the final
-// rename(2) stays on one file system and is atomic. Commit() fsyncs the file,
-// renames it over the destination and fsyncs the directory, so after Commit()
-// returns the new content survives a crash. Destroying an AtomicFile without
-// a successful Commit() removes the temporary file and leaves any existing
-// destination untouched. If the process is killed mid-write, the destination
-// is still intact; only a stray `.<name>.tmp.*` file may remain.
+// Data goes to a temporary file in the destination's own directory, so that
+// the final rename(2) stays on one file system and is atomic. Where the file
+// system supports it (O_TMPFILE: ext4, xfs, btrfs, tmpfs) and /proc is
+// mounted, the file has no name while it is written; Commit() fsyncs it,
+// links it as `.<name>.tmp.XXXXXX` (never following symlinks, never over an
+// existing name), renames that over the destination and fsyncs the directory.
+// Elsewhere the file is created under that name from the start (O_EXCL).
+// After Commit() returns the new content survives a crash. Destroying an
+// AtomicFile without a successful Commit() removes the temporary file and
+// leaves any existing destination untouched.
+//
+// If the process is killed, the destination is still intact. An unnamed
+// temporary file vanishes with the process; only a kill in the instant
+// between the link and the rename leaves a (complete) `.<name>.tmp.*` file
+// behind. A named one (no O_TMPFILE) stays wherever the kill lands.
 //
 //   MLF_ASSIGN_OR_RETURN(auto f, AtomicFile::Create("out/model.tar"));
 //   MLF_RETURN_IF_ERROR(f->Write(bytes.data(), bytes.size()));
@@ -39,8 +46,11 @@ class AtomicFile {
   // Same, for the entry `name` (a single path component, no '/') inside the
   // open directory `dir_fd`. The directory fd is duplicated, so the caller may
   // close its own. Used by safe extraction, which resolves directories itself.
+  // `unnamed_temp` false: always the named temporary file (for tests; file
+  // systems without O_TMPFILE get it anyway).
   static Result<std::unique_ptr<AtomicFile>> CreateAt(int dir_fd, const std::string& name,
-                                                      mode_t mode = 0644);
+                                                      mode_t mode = 0644,
+                                                      bool unnamed_temp = true);
 
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -48,7 +58,8 @@ class AtomicFile {
 
   // The temporary file's descriptor (valid until Commit() or destruction).
   int fd() const { return fd_; }
-  // Name of the temporary file inside the destination's directory.
+  // Name of the temporary file inside the destination's directory; empty
+  // while it has none (O_TMPFILE, before Commit()).
   const std::string& temp_name() const { return temp_name_; }
   // Display name of the destination, used in error messages.
   const std::string& dest() const { return display_; }
@@ -74,6 +85,9 @@ class AtomicFile {
         name_(std::move(name)),
         temp_name_(std::move(temp_name)),
         display_(std::move(display)) {}
+
+  // Links the unnamed temporary file as `.<name>.tmp.XXXXXX` (Commit()).
+  Status NameTempFile();
 
   int dir_fd_;
   int fd_;

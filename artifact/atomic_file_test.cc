@@ -4,7 +4,10 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cstdlib>
 #include <fstream>
@@ -49,9 +52,55 @@ TEST(AtomicFileTest, CommitWritesContentAndMode) {
   EXPECT_EQ(List(dir), std::vector<std::string>{"a.txt"});
 }
 
-TEST(AtomicFileTest, TempFileLivesInDestinationDirectoryUntilCommit) {
+// Whether `dir` can hold unnamed files (O_TMPFILE) that /proc lets us link.
+bool SupportsUnnamedFiles(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_TMPFILE | O_RDWR, 0600);
+  if (fd < 0) return false;
+  struct stat st;
+  const bool proc = stat(("/proc/self/fd/" + std::to_string(fd)).c_str(), &st) == 0;
+  close(fd);
+  return proc;
+}
+
+TEST(AtomicFileTest, UnnamedTempFileIsInvisibleUntilCommit) {
+  const std::string dir = FreshDir("unnamed");
+  if (!SupportsUnnamedFiles(dir)) GTEST_SKIP() << dir << " has no O_TMPFILE";
+  auto f = AtomicFile::Create(dir + "/model.tar", 0640);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_TRUE((*f)->Write("abc").ok());
+  EXPECT_EQ((*f)->temp_name(), "");
+  EXPECT_EQ(List(dir), std::vector<std::string>{});
+  ASSERT_TRUE((*f)->Commit().ok());
+  EXPECT_EQ(List(dir), std::vector<std::string>{"model.tar"});
+  EXPECT_EQ(Read(dir + "/model.tar"), "abc");
+  struct stat st;
+  ASSERT_EQ(stat((dir + "/model.tar").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
+TEST(AtomicFileTest, KilledWriterLeavesNothingBehind) {
+  const std::string dir = FreshDir("killed");
+  if (!SupportsUnnamedFiles(dir)) GTEST_SKIP() << dir << " has no O_TMPFILE";
+  ASSERT_TRUE(WriteFileAtomically(dir + "/model.tar", "old").ok());
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto f = AtomicFile::Create(dir + "/model.tar");
+    if (f.ok() && (*f)->Write(std::string(1 << 20, 'x')).ok()) raise(SIGKILL);
+    _exit(3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  EXPECT_EQ(List(dir), std::vector<std::string>{"model.tar"});
+  EXPECT_EQ(Read(dir + "/model.tar"), "old");
+}
+
+TEST(AtomicFileTest, NamedTempFileLivesInDestinationDirectoryUntilCommit) {
   const std::string dir = FreshDir("temp");
-  auto f = AtomicFile::Create(dir + "/model.tar");
+  const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  auto f = AtomicFile::CreateAt(dfd, "model.tar", 0644, /*unnamed_temp=*/false);
+  close(dfd);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   ASSERT_TRUE((*f)->Write("abc").ok());
   const std::vector<std::string> during = List(dir);

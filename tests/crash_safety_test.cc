@@ -12,9 +12,9 @@
 // uninterrupted run, from a fixed PRNG seed: the same kill schedule each run
 // (the moments they hit still depend on the machine's load).
 //
-// Reported, not asserted (docs in fuzz/README.md): SIGKILL cannot run
-// destructors, so a killed writer may leave its temporary file
-// `.<name>.tmp.XXXXXX` next to the destination, and an export killed while
+// Reported, not asserted: SIGKILL cannot run destructors. The temporary file
+// next to the destination is unnamed until the instant before its rename
+// (artifact/atomic_file.h), so `.<name>.tmp.XXXXXX` files are rare. An export killed while
 // building its host library leaves `mlf-export-*` / `mlf-build-*` scratch
 // directories in $TMPDIR (an upgrade: `mlf-upgrade-*`). The test counts them (printed and recorded as test
 // properties) and removes them.
