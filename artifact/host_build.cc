@@ -11,32 +11,13 @@
 
 #include "artifact/atomic_file.h"
 #include "artifact/c_name.h"
+#include "artifact/scratch_dir.h"
 #include "artifact/subprocess.h"
 
 namespace mlf {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A temporary directory removed with everything in it.
-class ScratchDir {
- public:
-  static Result<ScratchDir> Create() {
-    std::string pattern = (fs::temp_directory_path() / "mlf-build-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return ErrnoError("cannot create " + pattern);
-    return ScratchDir(pattern);
-  }
-  ScratchDir(ScratchDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 Status Stage(const std::string& root, const StagedFile& file) {
   if (!IsSafeMemberPath(file.path)) {
@@ -73,7 +54,7 @@ Result<std::string> CompilerIdentity(const std::string& compiler) {
 Status BuildHostLibrary(const std::vector<StagedFile>& files,
                         const std::vector<std::string>& sources, const std::string& output,
                         const HostBuildConfig& config) {
-  MLF_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create());
+  MLF_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::CreateInTemp("mlf-build-"));
   for (const StagedFile& f : files) MLF_RETURN_IF_ERROR(Stage(scratch.path(), f));
   std::vector<std::string> argv = {ResolveCompiler(config)};
   argv.insert(argv.end(), config.flags.begin(), config.flags.end());

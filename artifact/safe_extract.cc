@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "artifact/atomic_file.h"
+#include "artifact/scratch_dir.h"
 
 namespace mlf {
 namespace {
@@ -157,14 +159,21 @@ Status ExtractionTarget::OpenStaged(const std::string& dest) {
   MLF_RETURN_IF_ERROR(MakeParents(dest, &state_->created_parents));
   state_->parent.Reset(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (state_->parent.get() < 0) return ErrnoError("cannot open directory '" + parent + "'");
-  std::string stage = parent + "/." + base.substr(0, 200) + ".extract.XXXXXX";
+  // A staging directory works like a ScratchDir (scratch_dir.h), kept as
+  // descriptors: locked while in use, so the next extraction to the same
+  // destination removes one that a killed process left.
+  const std::string prefix = "." + base.substr(0, 200) + ".extract.";
+  RemoveStaleScratchDirs(parent, prefix);
+  std::string stage = parent + "/" + prefix + "XXXXXX";
   if (mkdtemp(stage.data()) == nullptr) {
     return ErrnoError("cannot create a staging directory in '" + parent + "'");
   }
   state_->stage_name = stage.substr(parent.size() + 1);
   state_->root.Reset(openat(state_->parent.get(), state_->stage_name.c_str(),
                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (state_->root.get() < 0) return ErrnoError("cannot open staging directory '" + stage + "'");
+  if (state_->root.get() < 0 || flock(state_->root.get(), LOCK_EX) != 0) {
+    return ErrnoError("cannot open staging directory '" + stage + "'");
+  }
   return Status::Ok();
 }
 

@@ -6,44 +6,39 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "artifact/archive_writer.h"
 #include "artifact/pack.h"
+#include "artifact/scratch_dir.h"
 #include "artifact/signature.h"
 
 namespace mlf {
 namespace {
 
-// A private directory for spooled member data, removed with its files.
-// Created on first use, in the directory of the output (compressed inputs
-// only: uncompressed members are copied straight from the input).
+// A private directory for spooled member data, removed with its files
+// (artifact/scratch_dir.h). Created on first use, in the directory of the
+// output (compressed inputs only: uncompressed members are copied straight
+// from the input).
 class SpoolDir {
  public:
   explicit SpoolDir(const std::string& near_file) {
     const size_t slash = near_file.rfind('/');
     dir_ = slash == std::string::npos ? "." : near_file.substr(0, slash);
   }
-  ~SpoolDir() {
-    for (const std::string& f : files_) unlink(f.c_str());
-    if (!path_.empty()) rmdir(path_.c_str());
-  }
   Result<std::string> NewFile() {
-    if (path_.empty()) {
-      std::string pattern = dir_ + "/.mlf-sign-XXXXXX";
-      if (mkdtemp(pattern.data()) == nullptr) {
-        return ErrnoError("cannot create a temporary directory in '" + dir_ + "'");
-      }
-      path_ = pattern;
+    if (!scratch_) {
+      MLF_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create(dir_, ".mlf-sign-"));
+      scratch_ = std::move(scratch);
     }
-    files_.push_back(path_ + "/" + std::to_string(files_.size()));
-    return files_.back();
+    return scratch_->path() + "/" + std::to_string(files_++);
   }
 
  private:
   std::string dir_;
-  std::string path_;
-  std::vector<std::string> files_;
+  std::optional<ScratchDir> scratch_;
+  int files_ = 0;
 };
 
 // Collects every member except metadata.json and an old signature, as

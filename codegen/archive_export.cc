@@ -1,11 +1,10 @@
 #include "codegen/archive_export.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "artifact/scratch_dir.h"
 #include "codegen/c_interface.h"
 #include "schemas/embedded.h"
 
@@ -48,14 +47,10 @@ Result<std::string> ReadWhole(const std::string& path) {
 
 // Builds the module's host library and returns its bytes.
 Result<std::string> BuildLibrary(const ModuleFiles& files, const HostBuildConfig& config) {
-  std::string dir = (std::filesystem::temp_directory_path() / "mlf-export-XXXXXX").string();
-  if (mkdtemp(dir.data()) == nullptr) return ErrnoError("cannot create " + dir);
-  const std::string so = dir + "/lib.so";
-  Status built = BuildHostLibrary(files.files, files.sources, so, config);
-  Result<std::string> bytes = built.ok() ? ReadWhole(so) : Result<std::string>(built);
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  return bytes;
+  MLF_ASSIGN_OR_RETURN(ScratchDir dir, ScratchDir::CreateInTemp("mlf-export-"));
+  const std::string so = dir.path() + "/lib.so";
+  MLF_RETURN_IF_ERROR(BuildHostLibrary(files.files, files.sources, so, config));
+  return ReadWhole(so);
 }
 
 Status AddModule(const ModuleArtifacts& m, const ExportOptions& options, Metadata* metadata,

@@ -1,11 +1,12 @@
 #include "loader/firmware/project_writer.h"
 
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+
+#include "artifact/scratch_dir.h"
 
 namespace mlf::firmware {
 namespace {
@@ -40,21 +41,6 @@ Status WriteOne(const fs::path& root, const ProjectFile& file) {
   return Status::Ok();
 }
 
-// Removes the staging directory unless released.
-class Staging {
- public:
-  explicit Staging(fs::path path) : path_(std::move(path)) {}
-  ~Staging() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-  void Release() { path_.clear(); }
-
- private:
-  fs::path path_;
-};
-
 }  // namespace
 
 Status CheckProjectDirectory(const std::string& dir) {
@@ -79,14 +65,11 @@ Status WriteProject(const std::string& dir, const std::vector<ProjectFile>& file
   fs::path parent;
   std::string name;
   MLF_RETURN_IF_ERROR(Split(dir, &parent, &name));
-  std::string stage_template = (parent / ("." + name + ".project.XXXXXX")).string();
-  if (mkdtemp(stage_template.data()) == nullptr)
-    return ErrnoError("cannot create a directory next to '" + dir + "'");
-  Staging stage{fs::path(stage_template)};
+  MLF_ASSIGN_OR_RETURN(ScratchDir stage, ScratchDir::Create(parent.string(), "." + name + ".project."));
   for (const ProjectFile& file : files) MLF_RETURN_IF_ERROR(WriteOne(stage.path(), file));
-  // mkdtemp made it private; the project is an ordinary source tree.
+  // A scratch directory is private; the project is an ordinary source tree.
   if (chmod(stage.path().c_str(), 0755) != 0)
-    return ErrnoError("cannot set the mode of " + stage.path().string());
+    return ErrnoError("cannot set the mode of " + stage.path());
   if (std::rename(stage.path().c_str(), (parent / name).c_str()) != 0) {
     return ErrnoError("cannot move the project into place as '" + dir + "'");
   }

@@ -1,7 +1,5 @@
 #include "loader/tvm_upgrade/upgrade.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -10,6 +8,7 @@
 #include "artifact/digest.h"
 #include "artifact/pack.h"
 #include "artifact/read_metadata.h"
+#include "artifact/scratch_dir.h"
 #include "artifact/tvm_archive.h"
 #include "loader/tvm_compat/compat.h"
 #include "loader/tvm_upgrade/module_upgrade.h"
@@ -124,14 +123,10 @@ Result<std::string> BuildLibrary(const std::map<std::string, std::string>& code,
                                  const std::vector<std::string>& sources, const HostBuildConfig& config) {
   std::vector<StagedFile> staged;
   for (const auto& [path, bytes] : code) staged.push_back(StagedFile{path, bytes});
-  std::string dir = (std::filesystem::temp_directory_path() / "mlf-upgrade-XXXXXX").string();
-  if (mkdtemp(dir.data()) == nullptr) return ErrnoError("cannot create " + dir);
-  const std::string so = dir + "/lib.so";
-  Status built = BuildHostLibrary(staged, sources, so, config);
-  Result<std::string> bytes = built.ok() ? ReadWhole(so) : Result<std::string>(built);
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  return bytes;
+  MLF_ASSIGN_OR_RETURN(ScratchDir dir, ScratchDir::CreateInTemp("mlf-upgrade-"));
+  const std::string so = dir.path() + "/lib.so";
+  MLF_RETURN_IF_ERROR(BuildHostLibrary(staged, sources, so, config));
+  return ReadWhole(so);
 }
 
 HostBuildConfig TvmBuildConfig(const HostBuildConfig& base) {
