@@ -97,6 +97,18 @@ TEST_F(MetadataSchemaTest, RefusesWrongDtype) {
             "(enum)");
 }
 
+TEST_F(MetadataSchemaTest, RefusesARankAbove64) {
+  json metadata = ExampleMetadata();
+  Module(metadata)["outputs"][0]["shape"] = json::array();
+  for (int i = 0; i < 64; ++i) Module(metadata)["outputs"][0]["shape"].push_back(1);
+  Module(metadata)["outputs"][0]["size_bytes"] = 4;
+  EXPECT_EQ(Check(metadata), "ok");
+  Module(metadata)["outputs"][0]["shape"].push_back(1);
+  EXPECT_EQ(Check(metadata),
+            "/modules/default/outputs/0/shape: array has 65 items, more than the maximum 64 "
+            "(maxItems)");
+}
+
 TEST_F(MetadataSchemaTest, RefusesModuleWithoutRequiredField) {
   json metadata = ExampleMetadata();
   Module(metadata).erase("memory");
