@@ -1,9 +1,13 @@
 // ParseMetadata (JSON bounds, the v8 schema, semantic rules) over arbitrary
 // bytes, and ParseMetadataForPacking / PeekMetadataVersion on the same bytes.
-// Invariants besides "no sanitizer finding", for accepted metadata:
+// Invariants besides "no sanitizer finding", for accepted version-8 metadata:
 //   - it passes CheckMetadataSemantics (what the writer checks before writing);
 //   - SerializeMetadata's output parses again and serialises to the same bytes
 //     (what a reader accepts, the writer can write back unchanged).
+// Accepted TVM metadata (versions 5-7, normalised) is not version 8 and need
+// not pass either (no ABI version, shapes unknown from the JSON alone); every
+// module must carry its TVM description, of the metadata's version, and no
+// file list (only whole-archive readers fill it in).
 #include <string>
 
 #include "artifact/metadata.h"
@@ -22,13 +26,24 @@ void CheckRoundTrip(const mlf::Metadata& metadata, bool check_files) {
   MLF_FUZZ_CHECK(mlf::SerializeMetadata(*again) == text, "round trip changed the metadata:\n" + text);
 }
 
+void CheckTvm(const mlf::Metadata& metadata) {
+  MLF_FUZZ_CHECK(metadata.files.empty(), "TVM metadata from JSON alone lists files");
+  for (const auto& [name, module] : metadata.modules) {
+    MLF_FUZZ_CHECK(module.tvm.has_value(), "TVM module '" + name + "' without its TVM description");
+    MLF_FUZZ_CHECK(module.tvm->version == metadata.version,
+                   "TVM module '" + name + "' of version " + std::to_string(module.tvm->version) +
+                       " in metadata version " + std::to_string(metadata.version));
+  }
+}
+
 }  // namespace
 
 MLF_FUZZ_TARGET(metadata) {
   const std::string_view text = mlf::fuzz::AsView(data, size);
   (void)mlf::PeekMetadataVersion(text);
   auto parsed = mlf::ParseMetadata(text);
-  if (parsed.ok()) CheckRoundTrip(*parsed, /*check_files=*/true);
+  if (parsed.ok() && parsed->is_tvm()) CheckTvm(*parsed);
+  if (parsed.ok() && !parsed->is_tvm()) CheckRoundTrip(*parsed, /*check_files=*/true);
   auto packing = mlf::ParseMetadataForPacking(text);
   if (packing.ok()) CheckRoundTrip(*packing, /*check_files=*/false);
   return 0;
