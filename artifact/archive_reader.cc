@@ -17,6 +17,7 @@ namespace {
 // libarchive reads the file in blocks of this size; for uncompressed archives
 // data chunks point straight into these blocks.
 constexpr size_t kReadBlock = 1 << 20;
+constexpr size_t kMinReadBlock = 4096;
 
 // Quotes a member name for messages, shortening absurdly long ones.
 std::string Quote(const std::string& name) {
@@ -168,7 +169,15 @@ Status ArchiveReader::OpenStream() {
   if (pread(fd_, m, sizeof m, 0) == 4 && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0) {
     compression_ = Compression::kZstd;
   }
-  if (archive_read_open_fd(archive_, fd_, kReadBlock) != ARCHIVE_OK) {
+  // A file smaller than the block is read with a buffer of its own size:
+  // checking many small archives (verify, the fuzzers) then does not map
+  // and fault in a MiB each time.
+  struct stat st;
+  size_t block = kReadBlock;
+  if (fstat(fd_, &st) == 0 && st.st_size >= 0 && static_cast<uint64_t>(st.st_size) < kReadBlock) {
+    block = std::max<size_t>(static_cast<size_t>(st.st_size), kMinReadBlock);
+  }
+  if (archive_read_open_fd(archive_, fd_, block) != ARCHIVE_OK) {
     return LibarchiveError("", true);
   }
   compression_ = archive_filter_code(archive_, 0) == ARCHIVE_FILTER_ZSTD ? Compression::kZstd
