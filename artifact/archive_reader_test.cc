@@ -83,7 +83,7 @@ std::string Make(const std::string& kase, const std::string& suffix = ".tar") {
     written = true;
   }
   const std::string out = Tmp() + "/" + kase + suffix;
-  Shell("python3 " + Tmp() + "/mk.py " + kase + " " + out);
+  Shell("/usr/bin/python3 " + Tmp() + "/mk.py " + kase + " " + out);
   return out;
 }
 
@@ -428,7 +428,7 @@ TEST(ArchiveReaderTest, RefusesOtherFormats) {
   const std::string dir = Tmp() + "/formats";
   mkdir(dir.c_str(), 0755);
   Shell("cd " + dir +
-        " && echo hi > h && python3 -c \"import zipfile; "
+        " && echo hi > h && /usr/bin/python3 -c \"import zipfile; "
         "zipfile.ZipFile('x.zip','w').writestr('a','b')\" && "
         "printf '070701000000000000' > x.cpio && head -c 5000 /dev/urandom > garbage && "
         ": > empty && bzip2 -kc h > h.bz2");

@@ -137,7 +137,7 @@ TEST(ArchiveWriterTest, AlignedMembersStartOn4096InTheArchive) {
   Fixture f = MakeFixture("align");
   ASSERT_TRUE(WriteFixture(f, f.dir + "/out.tar").ok());
   const std::string offsets = Shell(
-      "python3 -c 'import sys,tarfile\n"
+      "/usr/bin/python3 -c 'import sys,tarfile\n"
       "for m in tarfile.open(sys.argv[1]): print(m.offset_data, m.size, m.name)' " +
       f.dir + "/out.tar");
   std::istringstream in(offsets);

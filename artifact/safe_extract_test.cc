@@ -74,7 +74,7 @@ std::string Make(const Sandbox& box, const std::string& kase) {
   const std::string script = box.root + "/mk.py";
   WriteFile(script, kMaker);
   const std::string out = box.root + "/" + kase + ".tar";
-  const std::string cmd = "python3 " + script + " " + kase + " " + out + " " + box.sentinel;
+  const std::string cmd = "/usr/bin/python3 " + script + " " + kase + " " + out + " " + box.sentinel;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return out;
 }

@@ -27,6 +27,12 @@ namespace {
 const std::vector<std::string> kTargets = {"archive_reader", "metadata", "npy",    "onnx",
                                            "tvm_graph",      "tvm_params", "verify", "yaml"};
 
+// The targets that have regression inputs: exactly the subdirectories of
+// fuzz/regressions (RegressionDirectoriesAreExactlyThese), each non-empty. A
+// target gains an entry here with its first regression input; a target without
+// one is not replayed at all rather than replaying an empty directory.
+const std::vector<std::string> kTargetsWithRegressions = {"metadata", "onnx", "yaml"};
+
 std::string RegressionsDir() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");
@@ -77,11 +83,13 @@ TEST(FuzzRegressionTest, TrivialInputs) {
   }
 }
 
-// Subdirectories of fuzz/regressions must be targets (a typo would silently
-// replay nothing).
-TEST(FuzzRegressionTest, RegressionDirectoriesNameTargets) {
+// The subdirectories of fuzz/regressions are exactly the replayed targets: a
+// typo, a new directory nobody replays, or a directory lost from the runfiles
+// fails here instead of replaying nothing.
+TEST(FuzzRegressionTest, RegressionDirectoriesAreExactlyThese) {
   DIR* d = opendir(RegressionsDir().c_str());
-  if (d == nullptr) GTEST_SKIP() << "no fuzz/regressions in the runfiles";
+  ASSERT_NE(d, nullptr) << RegressionsDir() << " is not in the runfiles";
+  std::vector<std::string> dirs;
   while (dirent* e = readdir(d)) {
     const std::string name = e->d_name;
     struct stat st {};
@@ -90,8 +98,11 @@ TEST(FuzzRegressionTest, RegressionDirectoriesNameTargets) {
       continue;
     }
     EXPECT_TRUE(Targets().count(name)) << "fuzz/regressions/" << name << " names no fuzz target";
+    dirs.push_back(name);
   }
   closedir(d);
+  std::sort(dirs.begin(), dirs.end());
+  EXPECT_EQ(dirs, kTargetsWithRegressions);
 }
 
 class ReplayTest : public ::testing::TestWithParam<std::string> {};
@@ -101,7 +112,9 @@ TEST_P(ReplayTest, EveryRegressionInputRunsCleanly) {
   const auto it = Targets().find(target);
   ASSERT_NE(it, Targets().end());
   const std::string dir = RegressionsDir() + "/" + target;
-  for (const std::string& file : FilesIn(dir)) {
+  const std::vector<std::string> files = FilesIn(dir);
+  ASSERT_FALSE(files.empty()) << "fuzz/regressions/" << target << " holds no input to replay";
+  for (const std::string& file : files) {
     const std::string name = "fuzz/regressions/" + target + "/" + file;
     // Printed first: a crash kills the test before any gtest message.
     std::fprintf(stderr, "replaying %s\n", name.c_str());
@@ -110,7 +123,7 @@ TEST_P(ReplayTest, EveryRegressionInputRunsCleanly) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, ReplayTest, ::testing::ValuesIn(kTargets),
+INSTANTIATE_TEST_SUITE_P(Targets, ReplayTest, ::testing::ValuesIn(kTargetsWithRegressions),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

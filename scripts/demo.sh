@@ -30,7 +30,7 @@ step "keygen + sign, verify the signature"
 "$mlf" verify "$out/mnist.signed.mlf.tar" --key "$out/release.pub" --require-signature
 
 step "a sample input (a NumPy .npy file)"
-python3 - "$out/image.npy" <<'PY'
+/usr/bin/python3 - "$out/image.npy" <<'PY'
 import math, struct, sys
 header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 784), }"
 header += " " * (128 - 10 - len(header) - 1) + "\n"

@@ -10,7 +10,7 @@ PACKAGES=(
   libarchive-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev libgtest-dev
   libdlpack-dev libonnx-dev libprotobuf-dev libzstd-dev zlib1g-dev
   # test data and tools used by tests and benchmarks
-  json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3
+  json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3 python3-numpy
   # firmware projects: Cortex-M cross compiler, its C library, the MPS2 boards in QEMU
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its ASan/UBSan runtimes

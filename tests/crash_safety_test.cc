@@ -81,13 +81,46 @@ double Seconds(std::chrono::steady_clock::duration d) {
 struct Outcome {
   bool exited_ok = false;  // the writer exited 0 before the kill
   bool exited = false;     // it exited (any status) before the kill
+  bool mid_write = false;  // killed while it held a temporary file in the destination's folder
 };
 
+// How a run is ended.
+enum class KillAt {
+  kDelay,        // after the given delay
+  kFirstWrite,   // as soon as the writer holds a temporary file next to the destination
+};
+
+// Whether process `pid` has a file open in `dir` other than `dest` itself: the
+// writer's temporary output (an unnamed O_TMPFILE shows as "DIR/#<inode>
+// (deleted)", a named one as "DIR/.<name>.tmp.XXXXXX"). An in-place signer
+// reading `dest` does not count.
+bool HoldsTempFileIn(pid_t pid, const std::string& dir, const std::string& dest) {
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* d = opendir(fds.c_str());
+  if (d == nullptr) return false;
+  bool found = false;
+  while (dirent* e = readdir(d)) {
+    char target[4096];
+    const ssize_t n = readlink((fds + "/" + e->d_name).c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    const std::string t(target, static_cast<size_t>(n));
+    if (t.rfind(dir + "/", 0) == 0 && t != dest && t.find('/', dir.size() + 1) == std::string::npos) {
+      found = true;
+      break;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
 // Starts `argv` in its own process group (stdout and stderr to /dev/null),
-// waits `delay` seconds or until it exits, then SIGKILLs it (only it, as a
-// crash would) and reaps it; finally SIGKILLs whatever is left of its group.
+// waits `delay` seconds (KillAt::kDelay) or until it holds a temporary file
+// next to `dest` (kFirstWrite; at most `delay` seconds), or until it exits,
+// then SIGKILLs it (only it, as a crash would) and reaps it; finally SIGKILLs
+// whatever is left of its group.
 Outcome RunAndKill(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                   double delay) {
+                   double delay, KillAt when, const std::string& dest) {
+  const std::string dest_dir = dest.substr(0, dest.rfind('/'));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
@@ -125,8 +158,10 @@ Outcome RunAndKill(const std::vector<std::string>& argv, const std::vector<std::
       break;
     }
     const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
+    const bool writing = HoldsTempFileIn(pid, dest_dir, dest);
+    if (now >= deadline || (when == KillAt::kFirstWrite && writing)) {
       kill(pid, SIGKILL);
+      outcome.mid_write = writing;
       waitpid(pid, &status, 0);
       // It may have finished between the last check and the kill.
       outcome.exited = WIFEXITED(status);
@@ -134,7 +169,7 @@ Outcome RunAndKill(const std::vector<std::string>& argv, const std::vector<std::
       break;
     }
     std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        deadline - now, std::chrono::microseconds(200)));
+        deadline - now, std::chrono::microseconds(when == KillAt::kFirstWrite ? 20 : 200)));
   }
   kill(-pid, SIGKILL);  // children (a compiler started by export), if any
   return outcome;
@@ -194,7 +229,8 @@ struct Writer {
 };
 
 struct Counts {
-  int kills = 0;
+  int kills = 0;           // runs ended by SIGKILL while still running
+  int mid_write = 0;       // of those, runs killed while writing the destination's temporary file
   int unchanged = 0;       // the destination was still the previous state
   int complete = 0;        // the destination was the complete new archive
   int finished = 0;        // the writer exited 0 before the kill
@@ -250,13 +286,27 @@ class CrashSafetyTest : public ::testing::Test {
     Counts counts;
     for (int i = 0; i < w.kills; ++i) {
       const FileState& before = w.previous[i % w.previous.size()];
+      // Every fourth run is killed the moment it starts writing its output, so
+      // each writer is certainly interrupted mid-write, whatever the machine's
+      // speed; the others at a random moment of the whole operation.
+      const KillAt when = i % 4 == 3 ? KillAt::kFirstWrite : KillAt::kDelay;
+      const double d = when == KillAt::kFirstWrite ? 5 * duration + 5 : delay(rng);
       Prepare(w, before, old_bytes);
-      const double d = delay(rng);
-      const Outcome outcome = RunAndKill(w.argv, env_, d);
-      ++counts.kills;
+      const Outcome outcome = RunAndKill(w.argv, env_, d, when, w.dest);
+      if (!outcome.exited) ++counts.kills;
+      if (outcome.mid_write) ++counts.mid_write;
       const FileState after = StateOf(w.dest);
-      const std::string what = w.name + " kill " + std::to_string(i) + " after " +
-                               std::to_string(d) + " s (of " + std::to_string(duration) + " s)";
+      const std::string what = w.name + " run " + std::to_string(i) +
+                               (when == KillAt::kFirstWrite
+                                    ? std::string(" killed at its first write")
+                                    : " after " + std::to_string(d) + " s (of " +
+                                          std::to_string(duration) + " s)");
+      if (outcome.exited && !outcome.exited_ok) {
+        ADD_FAILURE() << what << ": the writer failed on its own before the kill";
+      }
+      if (outcome.mid_write) {
+        EXPECT_EQ(after, before) << what << ": killed while writing, the destination changed";
+      }
       if (outcome.exited_ok) {
         ++counts.finished;
         EXPECT_EQ(after, FileState(new_state)) << what << ": exited 0, but the output is not the "
@@ -290,9 +340,16 @@ class CrashSafetyTest : public ::testing::Test {
             << what << ": a scratch directory is still locked 5 s after the kill";
       }
     }
-    std::printf("%-12s %2d kills: %2d unchanged, %2d complete (%2d exited 0); left behind: %2d "
-                "%s temp files, %d scratch dirs in TMPDIR (operation: %.3f s)\n",
-                w.name.c_str(), counts.kills, counts.unchanged, counts.complete, counts.finished,
+    // The kills must have landed: most runs while running (the delays are
+    // within the operation's shortest duration), and at least one run of
+    // every writer while it was writing the destination.
+    EXPECT_GE(counts.kills, w.kills / 2) << w.name << ": too few runs were still running at the kill";
+    EXPECT_GE(counts.mid_write, 1) << w.name << ": no run was killed while writing its output";
+    std::printf("%-12s %2d runs, %2d killed (%d mid-write): %2d unchanged, %2d complete (%2d "
+                "exited 0); left behind: %2d %s temp files, %d scratch dirs in TMPDIR "
+                "(operation: %.3f s)\n",
+                w.name.c_str(), w.kills, counts.kills, counts.mid_write, counts.unchanged,
+                counts.complete, counts.finished,
                 counts.stale_temps, ("." + dest_name + ".tmp.*").c_str(), counts.stale_scratch,
                 duration);
     RecordProperty(w.name + "_stale_temps", counts.stale_temps);
@@ -372,6 +429,7 @@ TEST_F(CrashSafetyTest, KilledWritersLeaveTheOldOrTheCompleteArchive) {
   Counts total;
   auto add = [&](const Counts& c) {
     total.kills += c.kills;
+    total.mid_write += c.mid_write;
     total.stale_temps += c.stale_temps;
     total.stale_scratch += c.stale_scratch;
   };
@@ -401,10 +459,9 @@ TEST_F(CrashSafetyTest, KilledWritersLeaveTheOldOrTheCompleteArchive) {
                  out + "/upgraded.tar", absent_or_old, old_archive, 12);
   add(KillRepeatedly(upgrade, rng));
 
-  EXPECT_GE(total.kills, 50);
-  std::printf("total: %d kills; left behind %d temp files next to destinations and %d scratch "
+  std::printf("total: %d kills, %d mid-write; left behind %d temp files next to destinations and %d scratch "
               "directories in TMPDIR (each unlocked: swept as the next writer sweeps it)\n",
-              total.kills, total.stale_temps, total.stale_scratch);
+              total.kills, total.mid_write, total.stale_temps, total.stale_scratch);
 }
 
 }  // namespace
