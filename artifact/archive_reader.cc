@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "artifact/display_text.h"
+
 namespace mlf {
 namespace {
 
@@ -19,10 +21,11 @@ namespace {
 constexpr size_t kReadBlock = 1 << 20;
 constexpr size_t kMinReadBlock = 4096;
 
-// Quotes a member name for messages, shortening absurdly long ones.
+// Quotes a member name for messages, shortening absurdly long ones; the name
+// is the archive's, so control bytes and bidi controls are shown escaped.
 std::string Quote(const std::string& name) {
-  if (name.size() <= 200) return "'" + name + "'";
-  return "'" + name.substr(0, 200) + "...'";
+  if (name.size() <= 200) return "'" + DisplayText(name) + "'";
+  return "'" + DisplayText(name.substr(0, 200)) + "...'";
 }
 
 Status MemberError(StatusCode code, const std::string& name, const std::string& what) {

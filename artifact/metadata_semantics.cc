@@ -5,6 +5,7 @@
 #include "artifact/c_name.h"
 #include "artifact/dtype.h"
 #include "artifact/metadata.h"
+#include "artifact/name_clash.h"
 #include "artifact/param_blob.h"
 
 namespace mlf {
@@ -25,15 +26,13 @@ Status CheckTensorSize(const std::string& where, const TensorInfo& t) {
 
 Status CheckTensors(const ModuleMetadata& m) {
   if (m.outputs.empty()) return InvalidArgument("module has no outputs");
-  std::set<std::string> c_names, input_names, output_names;
+  // C names are checked with the whole archive's generated names
+  // (artifact/name_clash.h).
+  std::set<std::string> input_names, output_names;
   uint64_t io_bytes = 0;
   auto check = [&](const char* kind, const TensorInfo& t, std::set<std::string>& names) {
     if (!names.insert(t.name).second) {
       return InvalidArgument(std::string("duplicate ") + kind + " name " + Quote(t.name));
-    }
-    if (!c_names.insert(t.c_name).second) {
-      return InvalidArgument(std::string(kind) + " " + Quote(t.name) + ": C name " +
-                             Quote(t.c_name) + " is used by another input or output");
     }
     io_bytes += t.size_bytes;
     return CheckTensorSize(kind, t);
@@ -112,19 +111,6 @@ Status CheckModule(const ModuleMetadata& m, const Metadata& md, bool check_files
   return Status::Ok();
 }
 
-Status CheckModuleNames(const Metadata& md) {
-  std::map<std::string, std::string> by_c_name;
-  for (const auto& [name, module] : md.modules) {
-    const std::string c_name = SanitizeCName(name);
-    auto [it, inserted] = by_c_name.emplace(c_name, name);
-    if (!inserted) {
-      return InvalidArgument("modules " + Quote(it->second) + " and " + Quote(name) +
-                             " both map to the C name " + Quote(c_name));
-    }
-  }
-  return Status::Ok();
-}
-
 Status CheckFileList(const Metadata& md) {
   for (const auto& [path, entry] : md.files) {
     if (!IsSafeMemberPath(path)) {
@@ -142,12 +128,13 @@ Status CheckFileList(const Metadata& md) {
 
 Status CheckMetadataSemantics(const Metadata& md, bool check_files) {
   MLF_RETURN_IF_ERROR(CheckFileList(md));
-  MLF_RETURN_IF_ERROR(CheckModuleNames(md));
   for (const auto& [name, module] : md.modules) {
     MLF_RETURN_IF_ERROR(
         CheckModule(module, md, check_files).WithContext("module " + Quote(name)));
   }
-  return Status::Ok();
+  // Names that collide in generated C, macros or file names, or take a
+  // reserved name; the messages name the modules.
+  return CheckGeneratedNames(md);
 }
 
 }  // namespace mlf

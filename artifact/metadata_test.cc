@@ -107,8 +107,8 @@ TEST(MetadataTest, CNamesMustBeUnique) {
   json j = Example();
   j["modules"]["default"]["outputs"][0]["c_name"] = "input_0";
   EXPECT_EQ(ParseStatus(j).message(),
-            "metadata.json: module 'default': output 'out0': C name 'input_0' is used by "
-            "another input or output");
+            "metadata.json: module 'default': input 'input:0' and output 'out0' both map to the "
+            "C name 'input_0'");
 }
 
 TEST(MetadataTest, ReferencedFilesMustBeListed) {

@@ -7,6 +7,7 @@
 
 #include "artifact/c_name.h"
 #include "artifact/dtype.h"
+#include "artifact/name_clash.h"
 #include "artifact/tvm_metadata.h"
 #include "artifact/tvm_relay.h"
 
@@ -481,14 +482,7 @@ class ModuleCompleter {
     for (const TensorInfo& t : m_->inputs) all_known = all_known && t.shape_known;
     for (const TensorInfo& t : m_->outputs) all_known = all_known && t.shape_known;
     tvm_.shapes_from = all_known && !shapes_from_.empty() ? shapes_from_ : "";
-    std::set<std::string> c_names;
-    for (const auto* list : {&m_->inputs, &m_->outputs}) {
-      for (const TensorInfo& t : *list) {
-        if (!c_names.insert(t.c_name).second) {
-          Problem(InvalidArgument("two inputs or outputs have the C name " + Quote(t.c_name)));
-        }
-      }
-    }
+    // C names are checked for the whole archive (CompleteTvmMetadata).
   }
 
   void NoteExternal(const std::string& header) {
@@ -600,6 +594,10 @@ TvmCompletion CompleteTvmMetadata(Metadata* metadata, const TvmArchiveContents& 
     module.tvm->notes = std::move(completer.notes_);
   }
   out.problems.insert(out.problems.end(), headers.problems.begin(), headers.problems.end());
+  // The same rule as for version 8: TVM's header declares one
+  // TVMGEN_<MOD>_<NAME>_SIZE per input and output as well.
+  Status names = CheckGeneratedNames(*metadata);
+  if (!names.ok()) out.problems.push_back(names);
   metadata->files = contents.files;
   for (const auto& [path, entry] : contents.files) {
     if (!used.count(path) && !KnownLayout(path)) out.unreferenced.push_back(path);

@@ -10,6 +10,7 @@
 #include "artifact/dtype.h"
 #include "artifact/json_limits.h"
 #include "artifact/json_schema.h"
+#include "artifact/name_clash.h"
 #include "artifact/tvm_params.h"
 #include "schemas/embedded.h"
 
@@ -196,16 +197,13 @@ std::string GeneratorVersion(const Metadata& md) {
   return "";
 }
 
+// Module names alone (artifact/name_clash.h); the inputs' and outputs' names
+// are checked once the archive's headers have given their C names
+// (CompleteTvmMetadata).
 Status CheckModuleCNames(const Metadata& md) {
-  std::map<std::string, std::string> by_c_name;
-  for (const auto& [name, module] : md.modules) {
-    auto [it, inserted] = by_c_name.emplace(SanitizeCName(name), name);
-    if (!inserted) {
-      return InvalidArgument("modules " + Quote(it->second) + " and " + Quote(name) +
-                             " both map to the C name " + Quote(it->first));
-    }
-  }
-  return Status::Ok();
+  std::vector<std::string> names;
+  for (const auto& [name, module] : md.modules) names.push_back(name);
+  return CheckModuleNameClashes(names);
 }
 
 }  // namespace

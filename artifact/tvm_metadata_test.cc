@@ -199,6 +199,13 @@ TEST(ParseTvmMetadataTest, OtherRefusals) {
   clash["modules"]["a_b"] = clash["modules"]["default"];
   EXPECT_EQ(ParseMetadata(clash.dump()).status().message(),
             "metadata.json: modules 'a-b' and 'a_b' both map to the C name 'a_b'");
+  json cased = V7();
+  cased["modules"]["A"] = cased["modules"]["default"];
+  cased["modules"]["a"] = cased["modules"]["default"];
+  EXPECT_EQ(ParseMetadata(cased.dump()).status().message(),
+            "metadata.json: modules 'A' and 'a' both give the header guard TVMGEN_A_H_ (their C "
+            "names differ only in case, so on a case-insensitive file system their files would "
+            "collide too)");
 }
 
 // ------------------------------------------------------------------ Relay --

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "artifact/digest.h"
+#include "artifact/display_text.h"
 #include "artifact/read_metadata.h"
 #include "artifact/signature.h"
 #include "artifact/tvm_metadata.h"
@@ -12,7 +13,8 @@
 namespace mlf {
 namespace {
 
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
+// Member names are the archive's: shown with control bytes escaped.
+std::string Quote(const std::string& s) { return "'" + DisplayText(s) + "'"; }
 
 // Drives one pass over the archive; each step below is one rule of verify.h.
 class Verifier {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "artifact/name_clash.h"
 #include "artifact/scratch_dir.h"
 #include "codegen/c_interface.h"
 #include "schemas/embedded.h"
@@ -92,9 +93,16 @@ Result<Metadata> ExportArchive(const std::vector<ModuleArtifacts>& modules, cons
                                const ExportOptions& options) {
   Metadata metadata;
   metadata.generator_version = options.generator_version;
+  // Every generated name of every module at once, before any file is made:
+  // modules `a-b` and `a_b` would otherwise share tvmgen_a_b.h.
+  Metadata names;
+  for (const ModuleArtifacts& m : modules) {
+    if (names.modules.count(m.name)) return InvalidArgument("module '" + m.name + "' given twice");
+    names.modules[m.name] = m.metadata;
+  }
+  MLF_RETURN_IF_ERROR(CheckGeneratedNames(names));
   std::vector<ArchiveMember> members;
   for (const ModuleArtifacts& m : modules) {
-    if (metadata.modules.count(m.name)) return InvalidArgument("module '" + m.name + "' given twice");
     MLF_RETURN_IF_ERROR(AddModule(m, options, &metadata, &members).WithContext("module '" + m.name + "'"));
   }
   return WriteMlfArchive(out, std::move(metadata), std::move(members), options.pack);

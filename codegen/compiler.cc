@@ -1,5 +1,6 @@
 #include "codegen/compiler.h"
 
+#include "artifact/name_clash.h"
 #include "codegen/emit/module_emitter.h"
 #include "codegen/passes/constant_folding.h"
 #include "codegen/passes/fusion.h"
@@ -28,6 +29,10 @@ Result<ModuleArtifacts> CompileGraph(const std::string& module, ir::Graph graph,
   emit::ModuleEmitOptions emit_options;
   emit_options.link_params = options.link_params;
   MLF_ASSIGN_OR_RETURN(emit::EmittedModule emitted, emit::EmitModule(module, graph, emit_options));
+  // Names that would collide in the generated C (Y and y give one
+  // TVMGEN_<MOD>_Y_SIZE) or take a reserved name are refused before any
+  // code is built; ExportArchive checks them across modules as well.
+  MLF_RETURN_IF_ERROR(CheckGeneratedNames(module, emitted.metadata));
   ModuleArtifacts artifacts;
   artifacts.name = module;
   artifacts.metadata = std::move(emitted.metadata);

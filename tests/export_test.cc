@@ -158,5 +158,72 @@ TEST_F(ExportTest, BadInputIsAClearError) {
   EXPECT_NE(lstm.err.find("(LSTM)"), std::string::npos) << lstm.err;
 }
 
+
+// Names that collide in generated C or take a reserved name are refused before
+// anything is written, with or without a host library, naming both originals.
+// The first case is the ASan finding: outputs `Y` and `y` gave two
+// `#define TVMGEN_DEFAULT_Y_SIZE`, gcc only warned, and the firmware's static
+// buffer for `Y` (64 floats) was sized for `y` (4 floats).
+TEST_F(ExportTest, NamesThatCollideInGeneratedCAreRefused) {
+  const std::string yaml_y =
+      "mlf_model: 1\nname: m1\n"
+      "inputs: [{name: x, dtype: float32, shape: [1, 4]}, {name: big, dtype: float32, shape: [1, 64]}]\n"
+      "nodes:\n"
+      "  - {name: r0, op: Relu, inputs: [big], outputs: [Y]}\n"
+      "  - {name: r1, op: Relu, inputs: [x], outputs: [y]}\n"
+      "outputs: [Y, y]\n";
+  auto relu = [](const std::string& in, const std::string& out) {
+    return "mlf_model: 1\nname: r\ninputs: [{name: " + in + ", dtype: float32, shape: [1, 4]}]\n"
+           "nodes:\n  - {name: r0, op: Relu, inputs: [" + in + "], outputs: [" + out + "]}\n"
+           "outputs: [" + out + "]\n";
+  };
+  WriteFile(dir_ + "/y.yaml", yaml_y);
+  WriteFile(dir_ + "/workspace.yaml", relu("x", "workspace"));
+  WriteFile(dir_ + "/int.yaml", relu("int", "y"));
+  WriteFile(dir_ + "/restrict.yaml", relu("x", "restrict"));
+  WriteFile(dir_ + "/m.yaml", relu("x", "y"));
+  const std::string case_note =
+      " (their C names differ only in case, so on a case-insensitive file system their files "
+      "would collide too)";
+  struct Case {
+    std::vector<std::string> models;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{dir_ + "/y.yaml"},
+       "module 'default': output 'Y' and output 'y' both give the macro TVMGEN_DEFAULT_Y_SIZE" +
+           case_note},
+      {{dir_ + "/workspace.yaml"},
+       "module 'default': output 'workspace' gives the macro TVMGEN_DEFAULT_WORKSPACE_SIZE, which "
+       "the C interface of module 'default' defines as its workspace size"},
+      {{dir_ + "/int.yaml"}, "module 'default': input 'int' has the C name 'int', which is a C keyword"},
+      {{dir_ + "/restrict.yaml"},
+       "module 'default': output 'restrict' has the C name 'restrict', which is a C keyword"},
+      {{dir_ + "/m.yaml:a", dir_ + "/m.yaml:A"},
+       "modules 'A' and 'a' both give the header guard TVMGEN_A_H_" + case_note},
+      // L6: not "duplicate member": the C-name clash, as docs/archive-format.md says.
+      {{dir_ + "/m.yaml:a-b", dir_ + "/m.yaml:a_b"},
+       "modules 'a-b' and 'a_b' both map to the C name 'a_b'"},
+  };
+  for (const Case& c : cases) {
+    for (bool host_lib : {true, false}) {
+      std::vector<std::string> args = {"export"};
+      args.insert(args.end(), c.models.begin(), c.models.end());
+      args.insert(args.end(), {"-o", dir_ + "/x.tar"});
+      if (!host_lib) args.push_back("--no-host-lib");
+      SCOPED_TRACE(c.models.back() + (host_lib ? "" : " --no-host-lib"));
+      CommandResult r = Mlf(args);
+      EXPECT_EQ(r.exit_code, 1) << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_EQ(r.err, "mlf: error: " + c.message + "\n");
+      EXPECT_FALSE(Exists(dir_ + "/x.tar"));
+    }
+  }
+  // Distinct names still export.
+  CommandResult ok = Mlf({"export", dir_ + "/m.yaml:a", dir_ + "/m.yaml:b", "-o", dir_ + "/ok.tar",
+                          "--no-host-lib"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 }  // namespace
 }  // namespace mlf

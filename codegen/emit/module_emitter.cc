@@ -19,8 +19,9 @@ struct Placement {
   std::map<int, std::string> expr;  // value id -> C pointer expression (untyped base)
 };
 
-Result<std::vector<TensorInfo>> DescribeTensors(const ir::Graph& g, const std::vector<int>& ids,
-                                                const char* kind, std::set<std::string>* c_names) {
+// Clashing or reserved C names are the compiler's to refuse, with every
+// other generated name (artifact/name_clash.h, codegen/compiler.cc).
+Result<std::vector<TensorInfo>> DescribeTensors(const ir::Graph& g, const std::vector<int>& ids) {
   std::vector<TensorInfo> out;
   for (int id : ids) {
     const ir::Value& v = g.value(id);
@@ -30,10 +31,6 @@ Result<std::vector<TensorInfo>> DescribeTensors(const ir::Graph& g, const std::v
     t.dtype = DTypeName(v.dtype);
     t.shape = v.shape;
     MLF_ASSIGN_OR_RETURN(t.size_bytes, ByteSize(v.dtype, v.shape));
-    if (!c_names->insert(t.c_name).second) {
-      return InvalidArgument(std::string(kind) + " '" + v.name + "' maps to the C name '" +
-                             t.c_name + "', which another input or output already uses; rename one");
-    }
     out.push_back(std::move(t));
   }
   return out;
@@ -145,9 +142,8 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
   const std::string c = SanitizeCName(module);
   m.metadata.model_name = module;
   m.metadata.target.kind = "c";
-  std::set<std::string> c_names;
-  MLF_ASSIGN_OR_RETURN(m.metadata.inputs, DescribeTensors(g, g.inputs, "input", &c_names));
-  MLF_ASSIGN_OR_RETURN(m.metadata.outputs, DescribeTensors(g, g.outputs, "output", &c_names));
+  MLF_ASSIGN_OR_RETURN(m.metadata.inputs, DescribeTensors(g, g.inputs));
+  MLF_ASSIGN_OR_RETURN(m.metadata.outputs, DescribeTensors(g, g.outputs));
   for (const auto* list : {&m.metadata.inputs, &m.metadata.outputs}) {
     for (const TensorInfo& t : *list) m.metadata.memory.io_size_bytes += t.size_bytes;
   }

@@ -8,6 +8,7 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -571,12 +572,45 @@ class Lowering {
   }
 
   Status LowerParameters(const json& parameters) {
+    MLF_RETURN_IF_ERROR(CheckParameterTotal(parameters));
     for (const auto& [name, spec] : parameters.items()) {
       const std::string pointer = "/parameters/" + EscapePointerToken(name);
       const std::string who = "parameter '" + name + "'";
       MLF_ASSIGN_OR_RETURN(ir::HostTensor t, Parameter(spec, pointer, who));
       const int id = graph_.AddConstant(name, std::move(t));
       MLF_RETURN_IF_ERROR(Define(name, {DefKind::kParameter, "", id}, pointer, who));
+    }
+    return Status::Ok();
+  }
+
+  // The bound on all parameters together, in document order, before any is
+  // built: the parameter it names is the one that crosses it as the file
+  // reads (the parsed mapping, which Parameter() follows, is alphabetical and
+  // named another one). A dtype or shape in error is Parameter()'s to report.
+  Status CheckParameterTotal(const json& parameters) const {
+    std::vector<std::pair<int, std::string>> order;
+    for (const auto& [name, spec] : parameters.items()) {
+      order.emplace_back(LineOf(lines_, "/parameters/" + EscapePointerToken(name)), name);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    uint64_t total = 0;
+    for (const auto& [line, name] : order) {
+      const json& spec = parameters.at(name);
+      const std::string pointer = "/parameters/" + EscapePointerToken(name);
+      const std::string who = "parameter '" + name + "'";
+      Result<DType> dtype = ParseDType(spec.at("dtype").get<std::string>());
+      if (!dtype.ok()) continue;
+      Result<std::vector<int64_t>> shape = Shape(spec.at("shape"), pointer + "/shape", who);
+      if (!shape.ok()) continue;
+      Result<uint64_t> bytes = ByteSize(*dtype, *shape);
+      if (!bytes.ok()) continue;
+      if (*bytes > options_.max_parameter_bytes - total) {
+        return Error(StatusCode::kOutOfRange, pointer,
+                     who + ": parameters take more than the limit of " +
+                         std::to_string(options_.max_parameter_bytes) + " bytes together");
+      }
+      total += *bytes;
     }
     return Status::Ok();
   }

@@ -587,6 +587,12 @@ TEST(YamlFrontend, Bounds) {
                            "  b: {dtype: float32, shape: [20], fill: 0}\n", kRelu), o),
               StatusCode::kOutOfRange,
               "m.yaml:7: parameter 'b': parameters take more than the limit of 100 bytes together");
+  // The bound names the parameter that crosses it in document order (not
+  // the alphabetical order of the parsed mapping, which named 'z').
+  ExpectError(Import(Model("  z: {dtype: float32, shape: [20], fill: 0}\n"
+                           "  a: {dtype: float32, shape: [20], fill: 0}\n", kRelu), o),
+              StatusCode::kOutOfRange,
+              "m.yaml:7: parameter 'a': parameters take more than the limit of 100 bytes together");
 
   ExpectError(Import(Model("  w: {dtype: float32, shape: [4294967296, 4294967296], fill: 0}\n", kRelu)),
               StatusCode::kOutOfRange,

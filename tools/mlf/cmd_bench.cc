@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/display_text.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
 
@@ -101,10 +102,10 @@ void Print(const BenchConfig& config, const BenchResult& r, bool json) {
                                         {"max", r.latencies_us.back()},
                                         {"mean", mean}}},
                         {"throughput_per_s", throughput}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << JsonText(j);
     return;
   }
-  std::cout << "module " << config.module << ": " << r.latencies_us.size() << " runs on "
+  std::cout << "module " << DisplayText(config.module) << ": " << r.latencies_us.size() << " runs on "
             << config.threads << " thread" << (config.threads == 1 ? "" : "s") << " (open "
             << r.open_ms << " ms, code from " << r.code_origin << ")\n"
             << "latency us   min " << r.latencies_us.front() << "  p50 "

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "artifact/c_name.h"
+#include "artifact/display_text.h"
 #include "codegen/archive_export.h"
 #include "codegen/compiler.h"
 #include "codegen/model_import.h"
@@ -109,7 +110,7 @@ int RunExport(const ParsedArgs& args) {
   Result<Metadata> written = ExportArchive(modules, args.Get("output"), options);
   if (!written.ok()) return ReportFailure(written.status());
   for (const auto& [name, m] : written->modules) {
-    std::cout << "module " << name << ": " << m.operators.size() << " operators, workspace "
+    std::cout << "module " << DisplayText(name) << ": " << m.operators.size() << " operators, workspace "
               << m.memory.workspace_size_bytes << " B, parameters " << m.memory.constants_size_bytes
               << " B" << (compile.link_params ? " (linked)" : "") << "\n";
   }

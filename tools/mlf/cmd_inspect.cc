@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/display_text.h"
 #include "artifact/read_metadata.h"
 #include "artifact/signature.h"
 #include "loader/host/tvm_module.h"
@@ -40,9 +41,13 @@ std::string Shape(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+// Every string from an archive is shown through DisplayText: names, paths
+// and notes can hold escape sequences and bidi controls.
+std::string Show(const std::string& text) { return DisplayText(text); }
+
 std::string Join(const std::vector<std::string>& words, const std::string& sep) {
   std::string out;
-  for (size_t i = 0; i < words.size(); ++i) out += (i ? sep : "") + words[i];
+  for (size_t i = 0; i < words.size(); ++i) out += (i ? sep : "") + Show(words[i]);
   return out;
 }
 
@@ -72,7 +77,7 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
     std::cout << "  parameters  none\n";
     return;
   }
-  std::cout << "  parameters  " << p->storage << (p->path.empty() ? "" : " " + p->path) << ", "
+  std::cout << "  parameters  " << Show(p->storage) << (p->path.empty() ? "" : " " + Show(p->path)) << ", "
             << p->tensors.size() << " tensor" << (p->tensors.size() == 1 ? "" : "s") << "\n";
   if (p->tensors.empty()) return;
   Table table({"name", "dtype", "shape", "offset", "bytes"});
@@ -86,22 +91,22 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
 // What only TVM modules have (artifact/metadata.h TvmModuleInfo).
 void PrintTvm(const ModuleMetadata& m, const Status& host) {
   const TvmModuleInfo& tvm = *m.tvm;
-  for (const std::string& t : tvm.targets) std::cout << "  tvm target  " << t << "\n";
+  for (const std::string& t : tvm.targets) std::cout << "  tvm target  " << Show(t) << "\n";
   if (!tvm.run_function.empty()) {
-    std::cout << "  entry       " << tvm.run_function << "(inputs, outputs)"
-              << (tvm.main_function.empty() ? "" : " -> " + tvm.main_function)
+    std::cout << "  entry       " << Show(tvm.run_function) << "(inputs, outputs)"
+              << (tvm.main_function.empty() ? "" : " -> " + Show(tvm.main_function))
               << (tvm.extra_run_arguments.empty() ? "" : ", also takes " + Join(tvm.extra_run_arguments, ", "))
               << "\n";
   } else if (!tvm.main_function.empty()) {
-    std::cout << "  entry       " << tvm.main_function << "\n";
+    std::cout << "  entry       " << Show(tvm.main_function) << "\n";
   }
   std::cout << "  shapes      "
-            << (tvm.shapes_from == "relay"   ? "from " + tvm.relay_path + " (@main signature)"
-                : tvm.shapes_from == "graph" ? "from " + tvm.graph_path
+            << (tvm.shapes_from == "relay"   ? "from " + Show(tvm.relay_path) + " (@main signature)"
+                : tvm.shapes_from == "graph" ? "from " + Show(tvm.graph_path)
                                              : std::string("unknown for some tensors (\"?\")"))
             << "\n";
-  if (!tvm.header_path.empty()) std::cout << "  header      " << tvm.header_path << "\n";
-  if (!tvm.graph_path.empty()) std::cout << "  graph       " << tvm.graph_path << "\n";
+  if (!tvm.header_path.empty()) std::cout << "  header      " << Show(tvm.header_path) << "\n";
+  if (!tvm.graph_path.empty()) std::cout << "  graph       " << Show(tvm.graph_path) << "\n";
   for (const TvmMainMemory& mm : tvm.main_memory) {
     std::cout << "  main memory device " << mm.device << ": workspace " << mm.workspace_size_bytes
               << " B, constants " << mm.constants_size_bytes << " B, I/O " << mm.io_size_bytes
@@ -133,46 +138,48 @@ void PrintTvm(const ModuleMetadata& m, const Status& host) {
   if (!tvm.object_files.empty()) std::cout << "  objects     " << Join(tvm.object_files, ", ") << "\n";
   if (tvm.bundled_runtime) std::cout << "  runtime     bundled TVM C runtime headers (runtime/include)\n";
   for (const TvmDependency& d : tvm.external_dependencies) {
-    std::cout << "  depends on  " << d.short_name << (d.version_spec.empty() ? "" : " " + d.version_spec)
-              << (d.url.empty() ? "" : " (" + d.url + ")") << "\n";
+    std::cout << "  depends on  " << Show(d.short_name)
+              << (d.version_spec.empty() ? "" : " " + Show(d.version_spec))
+              << (d.url.empty() ? "" : " (" + Show(d.url) + ")") << "\n";
   }
   if (!tvm.external_headers.empty()) {
     std::cout << "  toolchain   headers from outside the archive: " << Join(tvm.external_headers, ", ") << "\n";
   }
   if (!tvm.foreign_target.empty()) {
-    std::cout << "  needs       " << tvm.foreign_target << " (" << tvm.foreign_evidence << ")\n";
+    std::cout << "  needs       " << Show(tvm.foreign_target) << " (" << Show(tvm.foreign_evidence)
+              << ")\n";
   }
-  std::cout << "  this host   " << (host.ok() ? "runs with mlf run" : "cannot run: " + host.message()) << "\n";
-  for (const std::string& note : tvm.notes) std::cout << "  note        " << note << "\n";
+  std::cout << "  this host   " << (host.ok() ? "runs with mlf run" : "cannot run: " + Show(host.message())) << "\n";
+  for (const std::string& note : tvm.notes) std::cout << "  note        " << Show(note) << "\n";
 }
 
 void PrintModule(const std::string& name, const ModuleMetadata& m,
                  const std::map<std::string, Status>& host) {
-  std::cout << "\nmodule " << name << "\n";
-  if (!m.description.empty()) std::cout << "  " << m.description << "\n";
-  std::cout << "  model       " << m.model_name << " (" << m.style << ", executors "
-            << (m.executors.empty() ? "none" : Join(m.executors, ",")) << ", " << m.interface_api
+  std::cout << "\nmodule " << Show(name) << "\n";
+  if (!m.description.empty()) std::cout << "  " << Show(m.description) << "\n";
+  std::cout << "  model       " << Show(m.model_name) << " (" << Show(m.style) << ", executors "
+            << (m.executors.empty() ? "none" : Join(m.executors, ",")) << ", " << Show(m.interface_api)
             << " interface";
   if (m.tvm) {
     std::cout << ", TVM metadata version " << m.tvm->version << ")\n";
   } else {
     std::cout << ", ABI " << m.abi_version << ")\n";
   }
-  std::cout << "  target      " << m.target.kind
-            << (m.target.host_triple.empty() ? "" : " " + m.target.host_triple)
-            << (m.target.mcpu.empty() ? "" : " -mcpu=" + m.target.mcpu) << "\n";
+  std::cout << "  target      " << Show(m.target.kind)
+            << (m.target.host_triple.empty() ? "" : " " + Show(m.target.host_triple))
+            << (m.target.mcpu.empty() ? "" : " -mcpu=" + Show(m.target.mcpu)) << "\n";
   if (m.source) {
-    std::cout << "  source      " << m.source->format
+    std::cout << "  source      " << Show(m.source->format)
               << (m.source->opset ? " opset " + std::to_string(*m.source->opset) : "")
-              << (m.source->path.empty() ? "" : " " + m.source->path) << "\n";
+              << (m.source->path.empty() ? "" : " " + Show(m.source->path)) << "\n";
   }
   PrintTensors("inputs", m.inputs);
   PrintTensors("outputs", m.outputs);
   PrintMemory(m.memory);
   PrintParameters(m.parameters);
   if (m.host_library) {
-    std::cout << "  host lib    " << m.host_library->path << " (" << m.host_library->triple
-              << (m.host_library->compiler.empty() ? "" : ", " + m.host_library->compiler)
+    std::cout << "  host lib    " << Show(m.host_library->path) << " (" << Show(m.host_library->triple)
+              << (m.host_library->compiler.empty() ? "" : ", " + Show(m.host_library->compiler))
               << (m.host_library->flags.empty() ? "" : ", " + Join(m.host_library->flags, " "))
               << ")\n";
   } else if (!m.tvm) {
@@ -198,18 +205,18 @@ void PrintText(const std::string& path, const ArchiveHead& head,
   struct stat st {};
   const uint64_t size = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   const Metadata& md = head.metadata;
-  std::cout << "archive     " << path << " (" << CompressionName(head.compression) << ", "
+  std::cout << "archive     " << Show(path) << " (" << CompressionName(head.compression) << ", "
             << HumanBytes(size) << ")\n";
   if (head.tvm) {
     std::cout << "format      Apache TVM Model Library Format, metadata version " << md.version
               << " (normalised by mlfkit's TVM reader)"
-              << (md.generator_version.empty() ? "" : ", TVM " + md.generator_version)
-              << ", exported " << md.export_datetime << "\n";
+              << (md.generator_version.empty() ? "" : ", TVM " + Show(md.generator_version))
+              << ", exported " << Show(md.export_datetime) << "\n";
     std::cout << "signature   none (TVM archives carry no digests and no signature)\n";
   } else {
     std::cout << "format      Model Library Format version " << md.version << ", generator "
-              << md.generator_name << " " << md.generator_version << ", exported "
-              << md.export_datetime << "\n";
+              << Show(md.generator_name) << " " << Show(md.generator_version) << ", exported "
+              << Show(md.export_datetime) << "\n";
     const std::string signer = SignerOf(head);
     std::cout << "signature   "
               << (signer.empty() ? "none" : "key sha256 " + signer + " (check with mlf verify --key)")
@@ -227,7 +234,7 @@ void PrintText(const std::string& path, const ArchiveHead& head,
   }
   if (head.tvm && !head.tvm->problems.empty()) {
     std::cout << "\nproblems (mlf verify refuses this archive)\n";
-    for (const Status& p : head.tvm->problems) std::cout << "  " << p.message() << "\n";
+    for (const Status& p : head.tvm->problems) std::cout << "  " << Show(p.message()) << "\n";
   }
 }
 
@@ -293,7 +300,7 @@ void PrintJson(const std::string& path, const ArchiveHead& head,
     j["format"] = "tvm";
     j["normalised"] = NormalisedJson(head, host);
   }
-  std::cout << j.dump(2) << "\n";
+  std::cout << JsonText(j);
 }
 
 int RunInspect(const ParsedArgs& args) {

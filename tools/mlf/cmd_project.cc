@@ -1,6 +1,7 @@
 // mlf project: an archive as a standalone firmware project; optionally built and run.
 #include <iostream>
 
+#include "artifact/display_text.h"
 #include "artifact/signature.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
@@ -63,7 +64,7 @@ Result<firmware::ProjectOptions> Options(const ParsedArgs& args) {
 
 void PrintGenerated(const std::string& dir, const firmware::GeneratedProject& p) {
   std::string modules;
-  for (const std::string& m : p.modules) modules += (modules.empty() ? "" : ", ") + m;
+  for (const std::string& m : p.modules) modules += (modules.empty() ? "" : ", ") + DisplayText(m);
   std::cout << "project " << dir << ": " << p.platform.name << ", "
             << (p.modules.size() == 1 ? "module " : "modules ") << modules << ", " << p.files.size()
             << " files\n";

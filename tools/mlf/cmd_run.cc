@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/display_text.h"
 #include "artifact/npy.h"
 #include "artifact/tensor_values.h"
 #include "tools/mlf/command.h"
@@ -143,9 +144,9 @@ Status Compare(const AotExecutor& exec, const ParsedArgs& args, const RunConfig&
 }
 
 void PrintText(const std::string& module, const std::vector<OutputReport>& reports) {
-  std::cout << "module " << module << "\n";
+  std::cout << "module " << DisplayText(module) << "\n";
   for (const OutputReport& r : reports) {
-    std::cout << "output " << r.spec.name << " " << DTypeName(r.spec.dtype) << FormatShape(r.spec.shape)
+    std::cout << "output " << DisplayText(r.spec.name) << " " << DTypeName(r.spec.dtype) << FormatShape(r.spec.shape)
               << "  min " << FormatElement(r.spec.dtype, r.min) << "  max "
               << FormatElement(r.spec.dtype, r.max) << "  mean " << r.mean << "\n  values";
     for (const std::string& v : r.first) std::cout << " " << v;
@@ -174,7 +175,7 @@ void PrintJson(const std::string& module, const std::vector<OutputReport>& repor
     }
     j["outputs"].push_back(o);
   }
-  std::cout << j.dump(2) << "\n";
+  std::cout << JsonText(j);
 }
 
 Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {

@@ -1,6 +1,7 @@
 // mlf upgrade: a TVM archive (metadata versions 5-7) -> a version-8 archive.
 #include <iostream>
 
+#include "artifact/display_text.h"
 #include "artifact/pack.h"
 #include "loader/tvm_upgrade/upgrade.h"
 #include "tools/mlf/command.h"
@@ -60,7 +61,7 @@ int RunUpgrade(const ParsedArgs& args) {
   const std::string out = args.Get("output");
   Result<UpgradeResult> result = UpgradeTvmArchive(args.positionals()[0], out, options);
   if (!result.ok()) return ReportFailure(result.status());
-  for (const std::string& note : result->notes) std::cout << "note: " << note << "\n";
+  for (const std::string& note : result->notes) std::cout << "note: " << DisplayText(note) << "\n";
   std::cout << "upgraded " << result->metadata.modules.size() << " module(s) to version 8: " << out
             << "\n";
   return kExitOk;

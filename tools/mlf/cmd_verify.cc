@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/display_text.h"
 #include "artifact/signature.h"
 #include "artifact/verify.h"
 #include "loader/host/tvm_module.h"
@@ -63,18 +64,19 @@ void PrintJson(const std::string& path, const Result<VerifyReport>& r,
                   {"modules", modules}};
     }
   }
-  std::cout << j.dump(2) << "\n";
+  std::cout << JsonText(j);
 }
 
+// Names, paths and notes come from the archive: shown through DisplayText.
 std::string Join(const std::vector<std::string>& words) {
   std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + DisplayText(w);
   return out;
 }
 
 void PrintTvmText(const std::string& path, const VerifyReport& r,
                   const std::map<std::string, Status>& checks) {
-  std::cout << "verified " << path << ": " << r.member_count << " members, "
+  std::cout << "verified " << DisplayText(path) << ": " << r.member_count << " members, "
             << HumanBytes(r.data_bytes) << ", " << r.metadata.modules.size() << " module"
             << (r.metadata.modules.size() == 1 ? "" : "s") << "\n"
             << "format: Apache TVM Model Library Format, metadata version " << r.metadata.version
@@ -87,12 +89,13 @@ void PrintTvmText(const std::string& path, const VerifyReport& r,
                "made this archive or that its members are the ones TVM wrote\n";
   for (const auto& [name, m] : r.metadata.modules) {
     const Status& host = checks.at(name);
-    std::cout << "module " << name << ": " << m.style
-              << (m.tvm->executor.empty() ? "" : ", " + m.tvm->executor + " executor") << ", "
-              << m.interface_api << " interface; "
-              << (host.ok() ? "runs on this host (mlf run)" : "does not run on this host: " + host.message())
+    std::cout << "module " << DisplayText(name) << ": " << DisplayText(m.style)
+              << (m.tvm->executor.empty() ? "" : ", " + DisplayText(m.tvm->executor) + " executor")
+              << ", " << DisplayText(m.interface_api) << " interface; "
+              << (host.ok() ? "runs on this host (mlf run)"
+                            : "does not run on this host: " + DisplayText(host.message()))
               << "\n";
-    for (const std::string& note : m.tvm->notes) std::cout << "  note: " << note << "\n";
+    for (const std::string& note : m.tvm->notes) std::cout << "  note: " << DisplayText(note) << "\n";
   }
   if (!r.tvm->unreferenced.empty()) {
     std::cout << "not referenced by any module: " << Join(r.tvm->unreferenced) << "\n";
@@ -103,7 +106,7 @@ void PrintTvmText(const std::string& path, const VerifyReport& r,
 void PrintText(const std::string& path, const VerifyReport& r,
                const std::map<std::string, Status>& checks) {
   if (r.tvm) return PrintTvmText(path, r, checks);
-  std::cout << "verified " << path << ": " << r.member_count << " members, "
+  std::cout << "verified " << DisplayText(path) << ": " << r.member_count << " members, "
             << HumanBytes(r.data_bytes) << ", " << r.metadata.modules.size() << " module"
             << (r.metadata.modules.size() == 1 ? "" : "s") << "\n";
   if (r.signature_checked) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "artifact/status.h"
 #include "tools/mlf/args.h"
 
@@ -27,6 +29,15 @@ struct Command {
   // Runs with parsed arguments; returns the process exit code.
   int (*run)(const ParsedArgs& args);
 };
+
+// Human-readable output is terminal text: strings from archives and models go
+// through artifact/display_text.h (DisplayText), and main() routes std::cout
+// and std::cerr through a DisplayStreamBuf as the last guard. JSON output is
+// JsonText, which is printable ASCII only, so the guard leaves it alone.
+
+// `j` as --json prints it: two-space indent, every non-ASCII character and
+// control escaped (\uXXXX), invalid UTF-8 replaced by U+FFFD; ends in "\n".
+std::string JsonText(const nlohmann::json& j);
 
 // Prints "mlf: error: <message>" to stderr and returns kExitFailure.
 int ReportFailure(const Status& status);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "artifact/display_text.h"
 #include "tools/mlf/command.h"
 
 namespace mlf::cli {
@@ -59,7 +60,7 @@ int Main(int argc, char** argv) {
   if (name == "help" || name == "--help" || name == "-h") return Help(rest);
   const Command* command = FindCommand(name);
   if (command == nullptr) {
-    std::cerr << "mlf: error: unknown command '" << name << "'\nTry 'mlf help'.\n";
+    std::cerr << "mlf: error: unknown command '" << DisplayText(name) << "'\nTry 'mlf help'.\n";
     return kExitUsage;
   }
   if (WantsHelp(rest)) {
@@ -74,4 +75,34 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace mlf::cli
 
-int main(int argc, char** argv) { return mlf::cli::Main(argc, argv); }
+// The last guard on everything mlf prints through std::cout and std::cerr:
+// whatever path forgot to escape a name from an archive, no control byte,
+// C1 control, bidi override or invalid UTF-8 reaches the terminal (only line
+// breaks and tabs pass; artifact/display_text.h). JSON output is ASCII
+// (JsonText) and passes unchanged.
+class TerminalGuard {
+ public:
+  TerminalGuard() : out_(std::cout.rdbuf()), err_(std::cerr.rdbuf()) {
+    std::cout.rdbuf(&out_);
+    std::cerr.rdbuf(&err_);
+  }
+  ~TerminalGuard() {
+    std::cout.flush();
+    std::cerr.flush();
+    out_.Finish();
+    err_.Finish();
+    std::cout.rdbuf(out_target_);
+    std::cerr.rdbuf(err_target_);
+  }
+
+ private:
+  std::streambuf* out_target_ = std::cout.rdbuf();
+  std::streambuf* err_target_ = std::cerr.rdbuf();
+  mlf::DisplayStreamBuf out_;
+  mlf::DisplayStreamBuf err_;
+};
+
+int main(int argc, char** argv) {
+  TerminalGuard guard;
+  return mlf::cli::Main(argc, argv);
+}

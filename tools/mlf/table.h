@@ -12,7 +12,8 @@ class Table {
  public:
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
   void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  // Prints every row with columns padded to their widest cell.
+  // Prints every row with columns padded to their widest cell, each cell
+  // escaped for the terminal (artifact/display_text.h DisplayText).
   void Print(std::ostream& out, const std::string& indent) const;
 
  private:
