@@ -41,9 +41,9 @@ TEST(CTextTest, CommentTextIsPrintableAsciiThatCannotEndTheComment) {
   EXPECT_EQ(CCommentText("*\n/"), "\\x2a\\x0a\\x2f");
   EXPECT_EQ(CCommentText("a*"), "a\\x2a");
   EXPECT_EQ(CCommentText("/a?"), "\\x2fa\\x3f");
-  EXPECT_EQ(CCommentText("??/"), "\\x3f?\\x2f");
-  EXPECT_EQ(CCommentText("a??/b"), "a?\\x3f/b");
-  EXPECT_EQ(CCommentText("???"), "\\x3f?\\x3f");
+  EXPECT_EQ(CCommentText("?\?/"), "\\x3f?\\x2f");
+  EXPECT_EQ(CCommentText("a?\?/b"), "a?\\x3f/b");
+  EXPECT_EQ(CCommentText("?\??"), "\\x3f?\\x3f");
   EXPECT_EQ(CCommentText("end\\"), "end\\x5c");
   EXPECT_EQ(CCommentText("caf\xc3\xa9"), "caf\\xc3\\xa9");
   EXPECT_EQ(CCommentText("\xe2\x80\xae"), "\\xe2\\x80\\xae");
@@ -63,7 +63,7 @@ TEST(CTextTest, CommentTextHasNoControlBytesAndNoClosingSequence) {
     for (unsigned char ch : c) EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << c;
     EXPECT_EQ(c.find("*/"), std::string::npos) << c;
     EXPECT_EQ(c.find("/*"), std::string::npos) << c;
-    EXPECT_EQ(c.find("??"), std::string::npos) << c;
+    EXPECT_EQ(c.find("?\?"), std::string::npos) << c;
     EXPECT_NE(c.empty() ? ' ' : c.back(), '\\') << c;
     for (char end : {'/', '*', '?'}) {
       EXPECT_NE(c.empty() ? ' ' : c.front(), end) << c;

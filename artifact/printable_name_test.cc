@@ -9,7 +9,7 @@ namespace {
 
 TEST(PrintableNameTest, FindsC0DeleteAndC1ControlCharacters) {
   EXPECT_EQ(FirstControlCharacter("conv_1.weight"), std::nullopt);
-  EXPECT_EQ(FirstControlCharacter("r */ $(x) `y` ??/ \\"), std::nullopt);
+  EXPECT_EQ(FirstControlCharacter("r */ $(x) `y` ?\?/ \\"), std::nullopt);
   EXPECT_EQ(FirstControlCharacter("caf\xc3\xa9 \xe2\x80\xae"), std::nullopt);
   EXPECT_EQ(FirstControlCharacter("a\nb"), 0x0au);
   EXPECT_EQ(FirstControlCharacter(std::string("a\0b", 3)), 0x00u);

@@ -22,10 +22,10 @@ std::vector<std::string> HostileStrings() {
       "trailing\\",
       "two\\\\",
       "back\\slash\\n",
-      "??/",
-      "??/\n",
-      "??=??(??)??<??>??'??!??-",
-      "???",
+      "?\?/",
+      "?\?/\n",
+      "?\?=?\?(?\?)?\?<?\?>?\?'?\?!?\?-",
+      "?\??",
       "$(HOME)",
       "${HOME}",
       "$$",
@@ -71,7 +71,7 @@ std::vector<std::string> HostileStrings() {
   };
   out.push_back(std::string(5000, 'n'));
   std::string long_hostile;
-  for (int i = 0; i < 100; ++i) long_hostile += "*/\n$(x)`y`??/\\";
+  for (int i = 0; i < 100; ++i) long_hostile += "*/\n$(x)`y`?\?/\\";
   out.push_back(long_hostile);
   return out;
 }
