@@ -7,6 +7,7 @@
 #include "artifact/metadata.h"
 #include "artifact/name_clash.h"
 #include "artifact/param_blob.h"
+#include "artifact/printable_name.h"
 
 namespace mlf {
 namespace {
@@ -98,12 +99,38 @@ Status CheckReferencedFiles(const ModuleMetadata& m, const Metadata& md) {
   return Status::Ok();
 }
 
+// Tensor and operator names may hold any printable text (a tensor's C name
+// is its identifier) but no control character: they are shown to users and
+// written into generated C comments and string literals.
+Status CheckNamesPrintable(const ModuleMetadata& m) {
+  auto check = [](const std::string& field, size_t i, const std::string& name) {
+    return CheckPrintableName(field + " " + std::to_string(i) + ": name", name);
+  };
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    MLF_RETURN_IF_ERROR(check("input", i, m.inputs[i].name));
+  }
+  for (size_t i = 0; i < m.outputs.size(); ++i) {
+    MLF_RETURN_IF_ERROR(check("output", i, m.outputs[i].name));
+  }
+  if (m.parameters) {
+    const std::vector<ParamTensorInfo>& tensors = m.parameters->tensors;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      MLF_RETURN_IF_ERROR(check("parameter", i, tensors[i].name));
+    }
+  }
+  for (size_t i = 0; i < m.operators.size(); ++i) {
+    MLF_RETURN_IF_ERROR(check("operator", i, m.operators[i].name));
+  }
+  return Status::Ok();
+}
+
 Status CheckModule(const ModuleMetadata& m, const Metadata& md, bool check_files) {
   if (m.abi_version != kAbiVersion) {
     return FailedPrecondition("abi_version " + std::to_string(m.abi_version) +
                               " is not supported (this mlfkit implements ABI version " +
                               std::to_string(kAbiVersion) + ")");
   }
+  MLF_RETURN_IF_ERROR(CheckNamesPrintable(m));
   MLF_RETURN_IF_ERROR(CheckTensors(m));
   MLF_RETURN_IF_ERROR(CheckMemory(m.memory));
   MLF_RETURN_IF_ERROR(CheckParameters(m, md, check_files));

@@ -111,6 +111,34 @@ TEST(MetadataTest, CNamesMustBeUnique) {
             "C name 'input_0'");
 }
 
+// Names may be any printable text ("*/", "$(...)"), never a control
+// character; the message names the field and shows the name escaped.
+TEST(MetadataTest, TensorAndOperatorNamesMustBePrintable) {
+  json printable = Example();
+  printable["modules"]["default"]["inputs"][0]["name"] = "in */ $(x) `y` #";
+  EXPECT_TRUE(ParseMetadata(printable.dump()).ok());
+  json input = Example();
+  input["modules"]["default"]["inputs"][0]["name"] = "in\n0";
+  EXPECT_EQ(ParseStatus(input).ToString(),
+            "invalid_argument: metadata.json: module 'default': input 0: name \"in\\n0\" contains a "
+            "control character (U+000A); names must be printable");
+  json output = Example();
+  output["modules"]["default"]["outputs"][0]["name"] = "\x1b[2Kout";
+  EXPECT_EQ(ParseStatus(output).message(),
+            "metadata.json: module 'default': output 0: name \"\\x1b[2Kout\" contains a control "
+            "character (U+001B); names must be printable");
+  json parameter = Example();
+  parameter["modules"]["default"]["parameters"]["tensors"][0]["name"] = "w\t0";
+  EXPECT_EQ(ParseStatus(parameter).message(),
+            "metadata.json: module 'default': parameter 0: name \"w\\t0\" contains a control "
+            "character (U+0009); names must be printable");
+  json op = Example();
+  op["modules"]["default"]["operators"][0]["name"] = "fused\x07";
+  EXPECT_EQ(ParseStatus(op).message(),
+            "metadata.json: module 'default': operator 0: name \"fused\\x07\" contains a control "
+            "character (U+0007); names must be printable");
+}
+
 TEST(MetadataTest, ReferencedFilesMustBeListed) {
   json j = Example();
   j["files"].erase("codegen/host/src/default_lib0.c");

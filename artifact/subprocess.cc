@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <chrono>
 
+#include "artifact/shell_text.h"
+
 extern char** environ;
 
 namespace mlf {
@@ -123,7 +125,7 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv,
 
 std::string CommandLine(const std::vector<std::string>& argv) {
   std::string line;
-  for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
+  for (const std::string& a : argv) line += (line.empty() ? "" : " ") + ShellWord(a);
   return line;
 }
 

@@ -30,7 +30,10 @@ struct ProcessOptions {
 Result<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                                  const ProcessOptions& options = {});
 
-// "cc -O2 ..." for messages: the argv joined with spaces.
+// "cc -O2 ..." for messages: the argv as a shell command line that runs the
+// same program with the same arguments (shell_text.h quotes each word that
+// needs it), so a path from an archive cannot become shell syntax when the
+// user pastes it.
 std::string CommandLine(const std::vector<std::string>& argv);
 
 }  // namespace mlf

@@ -11,6 +11,7 @@
 #include "artifact/json_limits.h"
 #include "artifact/json_schema.h"
 #include "artifact/name_clash.h"
+#include "artifact/printable_name.h"
 #include "artifact/tvm_params.h"
 #include "schemas/embedded.h"
 
@@ -197,6 +198,28 @@ std::string GeneratorVersion(const Metadata& md) {
   return "";
 }
 
+// Module names become C identifiers, file names and text in generated C,
+// Make, CMake and Markdown: a control character in one is refused here, at
+// read, with the name shown escaped (before the schema, whose pattern says
+// the same less clearly). Other strings are checked by the schema.
+Status CheckModuleNamesPrintable(const json& j) {
+  auto model_name = [](const json& o, const std::string& where) {
+    auto it = o.find("model_name");
+    if (it == o.end() || !it->is_string()) return Status::Ok();
+    return CheckPrintableName(where + "model_name", it->get_ref<const std::string&>());
+  };
+  MLF_RETURN_IF_ERROR(model_name(j, "metadata.json: "));
+  auto modules = j.find("modules");
+  if (modules == j.end() || !modules->is_object()) return Status::Ok();
+  for (const auto& [name, module] : modules->items()) {
+    MLF_RETURN_IF_ERROR(CheckPrintableName("metadata.json: module name", name));
+    if (module.is_object()) {
+      MLF_RETURN_IF_ERROR(model_name(module, "metadata.json: module " + Quote(name) + ": "));
+    }
+  }
+  return Status::Ok();
+}
+
 // Module names alone (artifact/name_clash.h); the inputs' and outputs' names
 // are checked once the archive's headers have given their C names
 // (CompleteTvmMetadata).
@@ -231,6 +254,7 @@ Result<Metadata> ParseTvmMetadata(std::string_view json_text) {
     return FailedPrecondition("metadata version " + std::to_string(version) +
                               " is not a TVM version (5, 6, 7)");
   }
+  MLF_RETURN_IF_ERROR(CheckModuleNamesPrintable(j));
   Status valid = TvmSchema(static_cast<int>(version)).Validate(j);
   if (!valid.ok()) {
     return valid.WithContext("metadata.json does not match the TVM version " +

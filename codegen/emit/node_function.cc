@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "artifact/c_text.h"
 #include "codegen/ops/op.h"
 
 namespace mlf::emit {
@@ -46,7 +47,7 @@ Result<NodeFunction> EmitNodeFunction(const ir::Graph& graph, size_t index) {
   std::string body;
   ops::EmitContext ctx{node, graph};
   MLF_RETURN_IF_ERROR(def->emit(ctx, &body));
-  f.definition = "/* " + node.Describe() + " */\nstatic void " + f.name + "(" + params + ") {\n" +
+  f.definition = "/* " + CCommentText(node.Describe()) + " */\nstatic void " + f.name + "(" + params + ") {\n" +
                  body + "}\n";
   return f;
 }

@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "artifact/printable_name.h"
 #include "codegen/frontend/onnx_lowering.h"
 #include "codegen/frontend/onnx_shape_inference.h"
 #include "codegen/frontend/tensor_proto.h"
@@ -53,6 +54,37 @@ std::string FormatOnnxType(const OnnxType& t) {
     s += t.dims[i] ? std::to_string(*t.dims[i]) : "?";
   }
   return s + "]";
+}
+
+// Names become tensor and operator names in the archive, text in generated
+// C and in messages: a control character in one is refused before anything
+// else reads the graph (artifact/printable_name.h).
+Status CheckNamesPrintable(const onnx::GraphProto& g) {
+  auto check = [](const std::string& subject, const std::string& name) {
+    return CheckPrintableName(subject, name);
+  };
+  for (int i = 0; i < g.input_size(); ++i) {
+    MLF_RETURN_IF_ERROR(check("graph input " + std::to_string(i) + ": name", g.input(i).name()));
+  }
+  for (int i = 0; i < g.output_size(); ++i) {
+    MLF_RETURN_IF_ERROR(check("graph output " + std::to_string(i) + ": name", g.output(i).name()));
+  }
+  for (int i = 0; i < g.initializer_size(); ++i) {
+    MLF_RETURN_IF_ERROR(
+        check("initializer " + std::to_string(i) + ": name", g.initializer(i).name()));
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    const std::string node = "node " + std::to_string(i) + ": ";
+    MLF_RETURN_IF_ERROR(check(node + "name", n.name()));
+    for (int k = 0; k < n.input_size(); ++k) {
+      MLF_RETURN_IF_ERROR(check(node + "input " + std::to_string(k), n.input(k)));
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      MLF_RETURN_IF_ERROR(check(node + "output " + std::to_string(k), n.output(k)));
+    }
+  }
+  return Status::Ok();
 }
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
@@ -157,6 +189,8 @@ Status Importer::Parse(std::string_view bytes) {
     return OutOfRange("the ONNX graph has " + std::to_string(model_.graph().node_size()) +
                       " nodes, more than the limit of " + std::to_string(options_.max_nodes));
   }
+  // Before the checker, whose messages would quote the names.
+  MLF_RETURN_IF_ERROR(CheckNamesPrintable(model_.graph()));
   try {
     onnx::checker::check_model(model_);
   } catch (const std::exception& e) {

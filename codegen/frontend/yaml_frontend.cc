@@ -26,6 +26,7 @@
 #include "artifact/dtype.h"
 #include "artifact/json_schema.h"
 #include "artifact/npy.h"
+#include "artifact/printable_name.h"
 #include "artifact/tensor_values.h"
 #include "codegen/ops/op.h"
 #include "schemas/embedded.h"
@@ -1007,7 +1008,63 @@ const Result<JsonSchema>& ModelSchema() {
   return *schema;
 }
 
-// Checks the version, the node count bound and the schema.
+// Names become tensor and operator names in the archive and text in
+// generated C: a control character in one is refused with the name shown
+// escaped (artifact/printable_name.h), before the schema, whose pattern says
+// the same about U+0000-U+001F and U+007F less clearly.
+Status CheckNamesPrintable(const json& doc, const std::string& file, const LineMap& lines) {
+  auto check = [&](const std::string& pointer, const std::string& subject, const json& name) {
+    if (!name.is_string()) return Status::Ok();
+    Status st = CheckPrintableName(subject, name.get_ref<const std::string&>());
+    return st.ok() ? st : Status(st.code(), Where(file, lines, pointer) + ": " + st.message());
+  };
+  auto list = [&](const json& o, const char* key) -> const json* {
+    auto it = o.find(key);
+    return it != o.end() && it->is_array() ? &*it : nullptr;
+  };
+  if (!doc.is_object()) return Status::Ok();
+  if (doc.contains("name")) MLF_RETURN_IF_ERROR(check("/name", "model name", doc.at("name")));
+  if (const json* inputs = list(doc, "inputs")) {
+    for (size_t i = 0; i < inputs->size(); ++i) {
+      const json& in = (*inputs)[i];
+      if (!in.is_object() || !in.contains("name")) continue;
+      const std::string n = std::to_string(i);
+      MLF_RETURN_IF_ERROR(check("/inputs/" + n, "input " + n + ": name", in.at("name")));
+    }
+  }
+  if (doc.contains("parameters") && doc.at("parameters").is_object()) {
+    for (const auto& item : doc.at("parameters").items()) {
+      MLF_RETURN_IF_ERROR(check("/parameters/" + EscapePointerToken(item.key()), "parameter name",
+                                json(item.key())));
+    }
+  }
+  if (const json* nodes = list(doc, "nodes")) {
+    for (size_t i = 0; i < nodes->size(); ++i) {
+      const json& node = (*nodes)[i];
+      if (!node.is_object()) continue;
+      const std::string where = "/nodes/" + std::to_string(i);
+      const std::string who = "node " + std::to_string(i) + ": ";
+      if (node.contains("name")) MLF_RETURN_IF_ERROR(check(where, who + "name", node.at("name")));
+      for (const auto& [key, one] : {std::pair{"inputs", "input "}, {"outputs", "output "}}) {
+        const json* values = list(node, key);
+        for (size_t k = 0; values != nullptr && k < values->size(); ++k) {
+          const std::string n = std::to_string(k);
+          MLF_RETURN_IF_ERROR(
+              check(where + "/" + key + "/" + n, who + one + n, (*values)[k]));
+        }
+      }
+    }
+  }
+  if (const json* outputs = list(doc, "outputs")) {
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      const std::string n = std::to_string(i);
+      MLF_RETURN_IF_ERROR(check("/outputs/" + n, "output " + n, (*outputs)[i]));
+    }
+  }
+  return Status::Ok();
+}
+
+// Checks the version, the node count bound, the names and the schema.
 Status CheckDocument(const json& doc, const YamlImportOptions& options, const LineMap& lines) {
   const std::string& file = options.file_name;
   if (doc.is_object() && doc.contains("mlf_model")) {
@@ -1023,6 +1080,7 @@ Status CheckDocument(const json& doc, const YamlImportOptions& options, const Li
     return OutOfRange(file + ": the model has " + std::to_string(doc.at("nodes").size()) +
                       " nodes, more than the limit of " + std::to_string(options.max_nodes));
   }
+  MLF_RETURN_IF_ERROR(CheckNamesPrintable(doc, file, lines));
   // Clearer than the schema's oneOf message.
   if (doc.is_object() && doc.contains("parameters") && doc.at("parameters").is_object()) {
     for (const auto& [name, spec] : doc.at("parameters").items()) {

@@ -88,6 +88,31 @@ TEST(YamlFrontend, ImportsMinimalModel) {
   EXPECT_TRUE(g->Validate().ok());
 }
 
+// Names may be any printable text; a control character is refused with the
+// line, the field and the name escaped (YAML escapes can write any of them).
+TEST(YamlFrontend, NamesWithControlCharactersAreRefused) {
+  ExpectError(Import(Model("", "  - {name: \"r\\n$(shell echo X > PWNED)\\n#\", op: Relu, "
+                               "inputs: [x], outputs: [y]}\n")),
+              StatusCode::kInvalidArgument,
+              "m.yaml:6: node 0: name \"r\\n$(shell echo X > PWNED)\\n#\" contains a control "
+              "character (U+000A); names must be printable");
+  ExpectError(Import(Model("", "  - {op: Relu, inputs: [x], outputs: [\"y\\x85\"]}\n",
+                           "[\"y\\x85\"]")),
+              StatusCode::kInvalidArgument,
+              "m.yaml:6: node 0: output 0 \"y\\xc2\\x85\" contains a control character (U+0085); "
+              "names must be printable");
+  ExpectError(Import(Model("  \"w\\e\": {dtype: float32, shape: [4], fill: 1}\n",
+                           "  - {op: Add, inputs: [x, \"w\\e\"], outputs: [y]}\n")),
+              StatusCode::kInvalidArgument,
+              "m.yaml:6: parameter name \"w\\x1b\" contains a control character (U+001B); names "
+              "must be printable");
+  Result<ir::Graph> printable =
+      Import(Model("", "  - {name: \"r */ $(x) `y` ?\?/ \\\\\", op: Relu, inputs: [x], "
+                       "outputs: [y]}\n"));
+  ASSERT_TRUE(printable.ok()) << printable.status().ToString();
+  EXPECT_EQ(printable->nodes.at(0).name, "r */ $(x) `y` ?\?/ \\");
+}
+
 TEST(YamlFrontend, ParametersBecomeConstants) {
   Result<ir::Graph> g = Import(Model(
       "  b: {dtype: float32, shape: [4], values: [1, 2.5, -3, 4e-1]}\n"

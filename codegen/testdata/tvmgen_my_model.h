@@ -25,7 +25,7 @@ struct tvmgen_my_model_inputs {
 };
 
 struct tvmgen_my_model_outputs {
-  void* out___x___; /* "out/ *x* /": int64[2] */
+  void* out___x___; /* "out/\x2ax*\x2f": int64[2] */
 };
 
 struct tvmgen_my_model_workspace_pools {

@@ -1,5 +1,7 @@
 #include "loader/firmware/build_files.h"
 
+#include "artifact/cmake_text.h"
+#include "artifact/make_text.h"
 #include "loader/firmware/templates.h"
 
 namespace mlf::firmware {
@@ -40,10 +42,12 @@ std::string RunText(const Platform& p) {
                     : "run it";
 }
 
-// What the Makefile and CMakeLists.txt share.
-TemplateValues CommonValues(const ProjectPlan& plan) {
+// What the Makefile and CMakeLists.txt share; `title` is the plan's title
+// as comment text of the file's language (the module names come from the
+// archive).
+TemplateValues CommonValues(const ProjectPlan& plan, const std::string& title) {
   const Platform& p = plan.platform;
-  return {{"TITLE", plan.title},
+  return {{"TITLE", title},
           {"PLATFORM_TEXT", p.description},
           {"APP", p.app_name()},
           {"RUN_TEXT", RunText(p)},
@@ -68,7 +72,7 @@ std::string RunCommandText(const Platform& platform) { return Join(platform.RunC
 
 Result<std::string> Makefile(const ProjectPlan& plan) {
   const Platform& p = plan.platform;
-  TemplateValues v = CommonValues(plan);
+  TemplateValues v = CommonValues(plan, MakeCommentText(plan.title));
   v["CC"] = p.cortex_m ? "arm-none-eabi-gcc" : "cc";
   v["ARCH_FLAGS"] = Join(p.arch_flags, " ");
   v["MODEL_SOURCES"] = MakeList(plan.model_sources);
@@ -90,7 +94,7 @@ Result<std::string> CMakeLists(const ProjectPlan& plan) {
   const Platform& p = plan.platform;
   const std::string arch = p.arch_flags.empty() ? "" : Join(p.arch_flags, " ") + " ";
   const std::string script = "-T${CMAKE_SOURCE_DIR}/platform/mps2.ld ";
-  TemplateValues v = CommonValues(plan);
+  TemplateValues v = CommonValues(plan, CMakeCommentText(plan.title));
   v["MODEL_SOURCES"] = CMakeList(plan.model_sources);
   v["SUPPORT_SOURCES"] = CMakeList(plan.support_sources);
   v["CMAKE_PROJECT"] = "mlf_firmware";

@@ -2,6 +2,7 @@
 
 #include "artifact/c_name.h"
 #include "artifact/dtype.h"
+#include "artifact/markdown_text.h"
 #include "loader/firmware/build_files.h"
 #include "loader/firmware/c_text.h"
 #include "loader/firmware/templates.h"
@@ -39,7 +40,7 @@ std::string Parameters(const ModulePlan& m) {
   if (m.kind == ModuleKind::kTvmGraph) {
     if (m.constants.empty()) return "none";
     return std::to_string(m.graph.constants.size()) + " bytes from " +
-           m.metadata->parameters->path + ", `" + m.constants_source + "`";
+           MarkdownText(m.metadata->parameters->path) + ", `" + m.constants_source + "`";
   }
   if (m.kind == ModuleKind::kTvmOperator) return "none";
   if (!m.metadata->parameters) return "none";
@@ -156,8 +157,8 @@ std::string ModuleNote(const ModulePlan& m) {
              "as static arrays.";
     case ModuleKind::kTvmGraph:
       return "- " + c + " (graph executor): there is no graph interpreter in the firmware. `mlf "
-             "project` read `" + m.metadata->tvm->graph_path + "` and wrote the graph as one C "
-             "function, `mlf_tvm_" + m.c_name + "_graph_run()` in `" + m.graph_source +
+             "project` read " + MarkdownCodeSpan(m.metadata->tvm->graph_path) +
+             " and wrote the graph as one C function, `mlf_tvm_" + m.c_name + "_graph_run()` in `" + m.graph_source +
              "`, which calls the nodes' packed functions in order with `DLTensor` arguments (the "
              "same code `mlf run` and `mlf upgrade` generate). Graph storage is one static "
              "workspace; the parameters from `.params` are one const array" +
@@ -218,8 +219,8 @@ Result<std::string> ProjectReadme(const ProjectPlan& plan) {
   MLF_ASSIGN_OR_RETURN(std::string calling, Calling(plan));
   return FillTemplate(
       "README.md",
-      {{"TITLE", plan.title},
-       {"ARCHIVE", plan.archive_name},
+      {{"TITLE", MarkdownText(plan.title)},
+       {"ARCHIVE", MarkdownCodeSpan(plan.archive_name)},
        {"PLATFORM", p.name},
        {"PLATFORM_TEXT", p.description},
        {"MODULES_TEXT",

@@ -64,8 +64,8 @@ std::string SetOutputs(const ModulePlan& m) {
 std::string Prints(const ModulePlan& m) {
   std::string out;
   for (const TensorPlan& t : m.outputs) {
-    out += "  mlf_print_output(\"" + t.label + "\", " + t.buffer + ", " + std::to_string(t.count) +
-           "u, " + FormatFunction(t.dtype) + ");\n";
+    out += "  mlf_print_output(" + CStringLiteral(t.label) + ", " + t.buffer + ", " +
+           std::to_string(t.count) + "u, " + FormatFunction(t.dtype) + ");\n";
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "artifact/c_text.h"
 #include "artifact/dtype.h"
 #include "loader/tvm_compat/packed_call.h"
 
@@ -11,7 +12,7 @@ namespace {
 
 std::string Number(uint64_t v) { return std::to_string(v); }
 
-std::string Comment(const std::string& text) { return CommentText(text); }
+std::string Comment(const std::string& text) { return CCommentText(text); }
 
 bool IsExecutorOp(const std::string& function) { return function == "__nop" || function == "__copy"; }
 

@@ -33,20 +33,4 @@ std::string SetTensorHelper() {
          "}\n\n";
 }
 
-std::string CommentText(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    const bool pair = i + 1 < text.size() && ((c == '*' && text[i + 1] == '/') ||
-                                              (c == '/' && text[i + 1] == '*'));
-    if (c < 0x20 || c >= 0x7f) {
-      out += '?';
-    } else {
-      out += static_cast<char>(c);
-      if (pair) out += ' ';
-    }
-  }
-  return out;
-}
-
 }  // namespace mlf::tvm_compat

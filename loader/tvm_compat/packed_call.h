@@ -20,9 +20,6 @@ std::string RunWithWorkspaceDeclaration();
 // dtype_code, bits), that makes one DLTensor argument (CPU, lanes 1, dense).
 std::string SetTensorHelper();
 
-// `text` made safe inside a one-line /* */ comment (archive names).
-std::string CommentText(const std::string& text);
-
 }  // namespace mlf::tvm_compat
 
 #endif  // MLFKIT_LOADER_TVM_COMPAT_PACKED_CALL_H_

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <functional>
 
+#include "artifact/c_text.h"
+
 namespace mlf::tvm_upgrade {
 namespace {
 
@@ -204,9 +206,9 @@ std::string MovePoolsToCallerMemory(std::string_view text, const std::vector<Sta
     const StaticPool& p = pools[i];
     names[p.name] = "(*(uint8_t (*)[" + std::to_string(p.size) + "])(" + accessor + "() + " +
                     std::to_string(offsets[i]) + "))";
-    std::string replacement = "/* mlfkit upgrade: pool " + p.name + " (" + std::to_string(p.size) +
-                              " bytes) lives at offset " + std::to_string(offsets[i]) +
-                              " of the caller's workspace */";
+    std::string replacement = "/* mlfkit upgrade: pool " + CCommentText(p.name) + " (" +
+                              std::to_string(p.size) + " bytes) lives at offset " +
+                              std::to_string(offsets[i]) + " of the caller's workspace */";
     if (i == 0) replacement += "\nuint8_t* " + accessor + "(void);";
     spans[p.begin] = Span{p.end, replacement};
   }
