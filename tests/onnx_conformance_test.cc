@@ -549,7 +549,7 @@ Backend InterpreterBackend() {
 }
 
 TEST(OnnxConformance, ReferenceInterpreter) {
-  RequireTestData();
+  ASSERT_NO_FATAL_FAILURE(RequireTestData());
   CheckAgainstExpected(RunConformance(InterpreterBackend()));
 }
 
@@ -596,14 +596,14 @@ Backend ExportedBackend() {
 }
 
 TEST(OnnxConformance, ExportedArchivesOnTheHostLoader) {
-  RequireTestData();
+  ASSERT_NO_FATAL_FAILURE(RequireTestData());
   CheckAgainstExpected(RunConformance(ExportedBackend()));
 }
 
 // The harness itself: a backend whose every output is wrong must make every
 // case that runs wrong (so passing means the comparison really happened).
 TEST(OnnxConformance, HarnessDetectsWrongOutputs) {
-  RequireTestData();
+  ASSERT_NO_FATAL_FAILURE(RequireTestData());
   const Backend wrong = {"self-test: corrupted outputs", [](const ir::Graph& graph) -> Result<Program> {
     return Program([graph](const std::vector<ir::HostTensor>& inputs) -> Result<Outputs> {
       MLF_ASSIGN_OR_RETURN(Outputs out, reference::Interpret(graph, inputs));
