@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "artifact/npy.h"
-#include "codegen/ops/op.h"
 #include "codegen/reference/interpreter.h"
 
 namespace mlf::frontend {
@@ -700,13 +699,6 @@ TEST(YamlFrontend, MutatedDocumentsFailCleanly) {
 // ---------------------------------------------------------------------------
 // The bundled examples
 
-bool HasOps(const std::vector<std::string>& names) {
-  for (const std::string& n : names) {
-    if (ops::FindOp(n) == nullptr) return false;
-  }
-  return true;
-}
-
 // The example of docs/yaml-models.md, verbatim.
 const char kDocsExample[] = R"(mlf_model: 1                      # format version: required, must be 1
 name: tiny_classifier             # [A-Za-z0-9_][A-Za-z0-9_.-]*
@@ -751,7 +743,6 @@ outputs: [probabilities]          # values computed by nodes, in order
 )";
 
 TEST(YamlExamples, DocsExample) {
-  if (!HasOps({"Gemm", "Mul", "Softmax"})) GTEST_SKIP() << "Gemm, Mul or Softmax has not landed yet";
   const std::string dir = TempDir() + "/docs_example";
   ASSERT_EQ(std::system(("mkdir -p '" + dir + "/weights'").c_str()), 0);
   NpyArray e;
@@ -781,7 +772,6 @@ ir::HostTensor RandomInput(const ir::Value& v) {
 }
 
 TEST(YamlExamples, MnistMlp) {
-  if (!HasOps({"Gemm", "Relu", "Softmax"})) GTEST_SKIP() << "Gemm, Relu or Softmax has not landed yet";
   YamlModelInfo info;
   Result<ir::Graph> g = ImportYamlFile("examples/mnist_mlp/model.yaml", {}, &info);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
@@ -811,9 +801,6 @@ TEST(YamlExamples, MnistMlp) {
 }
 
 TEST(YamlExamples, TinyCnn) {
-  if (!HasOps({"Conv", "BatchNormalization", "Relu", "MaxPool", "Flatten", "Gemm"})) {
-    GTEST_SKIP() << "an operator of tiny_cnn has not landed yet";
-  }
   YamlModelInfo info;
   Result<ir::Graph> g = ImportYamlFile("examples/tiny_cnn/model.yaml", {}, &info);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
