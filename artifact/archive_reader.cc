@@ -236,7 +236,7 @@ Status ArchiveReader::LibarchiveError(const std::string& member, bool in_header)
 }
 
 Status ArchiveReader::ReadError(const std::string& member, const std::string& where) const {
-  // A gzip failure first: libarchive may word it as a format error of its own.
+  // A decompression failure first: libarchive may word it as a format error of its own.
   if (feed_.Faulted()) return StreamError(member, where);
   const char* raw = archive_error_string(archive_);
   const std::string msg = raw != nullptr ? raw : "unknown libarchive error";
@@ -271,7 +271,8 @@ Status ArchiveReader::StreamError(const std::string& member, const std::string& 
     return DataLoss(prefix + "corrupt " + (gzip_ ? "gzip" : "zstd") + " data" + where + " (" +
                     cause.message() + ")");
   }
-  return Status(cause.code(), prefix + "unreadable archive" + where + " (" + cause.message() + ")");
+  return Status(cause.code(),
+                prefix + "unreadable archive" + where + " (" + cause.message() + ")");
 }
 
 // `member` empty: the data after the tar end-of-archive marker.
@@ -406,7 +407,7 @@ Status ArchiveReader::CheckNothingAfter(uint64_t end) {
   bool data = false;
   if (compression_ != Compression::kNone) {
     data = feed_.nonzero_end > end;
-  } else if (compression_ == Compression::kNone) {
+  } else {
     std::vector<unsigned char> buf(kMinReadBlock * 16);
     for (uint64_t at = end;;) {
       const ssize_t n = pread(fd_, buf.data(), buf.size(), static_cast<off_t>(at));

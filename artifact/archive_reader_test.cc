@@ -456,8 +456,8 @@ TEST(ArchiveReaderTest, RefusesDataAfterTheEndOfArchiveMarker) {
   const std::string gz_refused =
       "data_loss: data after the end-of-archive marker at offset " + end +
       " of the decompressed tar (only zero padding may follow it)";
-  Shell("cd " + dir + " && gzip -nkf appended_tar.tar padded.tar && gzip -nc base.tar > two.tar.gz" +
-        " && gzip -nc " + Make("two600") + " >> two.tar.gz");
+  Shell("cd " + dir + " && gzip -nkf appended_tar.tar padded.tar" +
+        " && gzip -nc base.tar > two.tar.gz && gzip -nc " + Make("two600") + " >> two.tar.gz");
   EXPECT_EQ(ReadAllMembers(dir + "/appended_tar.tar.gz"), gz_refused);
   EXPECT_EQ(ReadAllMembers(dir + "/appended_tar.tar.gz", {}, false), gz_refused);
   EXPECT_EQ(ReadAllMembers(dir + "/two.tar.gz"), gz_refused);

@@ -142,7 +142,9 @@ Status AtomicFile::NameTempFile() {
 
 Result<FileOwnership> OwnershipOf(const std::string& path) {
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) return ErrnoError("cannot read the owner and mode of '" + path + "'");
+  if (stat(path.c_str(), &st) != 0) {
+    return ErrnoError("cannot read the owner and mode of '" + path + "'");
+  }
   return FileOwnership{st.st_uid, st.st_gid, static_cast<mode_t>(st.st_mode & 0777)};
 }
 

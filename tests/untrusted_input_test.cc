@@ -70,7 +70,8 @@ TEST_F(UntrustedInputTest, ASignedArchiveWithAnAppendedLibraryIsRefused) {
   ASSERT_EQ(ReadFile(P("x/codegen/host/lib/default.so")), "EVIL");
 
   const std::string what = "data after the end-of-archive marker at offset " +
-                           std::to_string(signed_bytes.size()) + " (only zero padding may follow it)";
+                           std::to_string(signed_bytes.size()) +
+                           " (only zero padding may follow it)";
   r = Mlf({"verify", "bad.tar", "--key", "k.pub", "--require-signature"});
   EXPECT_EQ(r.exit_code, 1) << Why(r);
   EXPECT_EQ(r.err, "mlf: error: bad.tar: " + what + "\n");
@@ -84,7 +85,8 @@ TEST_F(UntrustedInputTest, ASignedArchiveWithAnAppendedLibraryIsRefused) {
   EXPECT_EQ(r.out, "");
 
   // Zero padding to a tape record (as GNU tar writes) is still fine.
-  WriteFile(P("padded.tar"), signed_bytes + std::string(10240 - signed_bytes.size() % 10240, '\0'));
+  WriteFile(P("padded.tar"),
+            signed_bytes + std::string(10240 - signed_bytes.size() % 10240, '\0'));
   r = Mlf({"verify", "padded.tar", "--key", "k.pub", "--require-signature"});
   EXPECT_EQ(r.exit_code, 0) << Why(r);
 

@@ -555,8 +555,8 @@ TEST(YamlFrontend, NpyPathsAreConfinedToTheModelDirectory) {
                   dir);
   };
   const std::string advice = "; keep npy files in the YAML file's directory or below it";
-  for (const std::string up : {"../secret/s.npy", "weights/../../secret/s.npy", "./../model/../x.npy",
-                               ".."}) {
+  for (const std::string up :
+       {"../secret/s.npy", "weights/../../secret/s.npy", "./../model/../x.npy", ".."}) {
     ExpectError(with("'" + up + "'"), StatusCode::kInvalidArgument,
                 "m.yaml:6: parameter 'w': npy path '" + up +
                     "' leads outside the YAML file's directory" + advice);

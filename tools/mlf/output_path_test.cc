@@ -65,14 +65,15 @@ TEST_F(OutputPathTest, HardAndSymbolicLinksToAnInputAreTheSameFile) {
 TEST_F(OutputPathTest, DifferentOrMissingFilesPass) {
   WriteFile(P("a.tar"), "a");
   WriteFile(P("b.tar"), "b");
-  EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("b.tar")), {FlagPath("ARCHIVE", P("a.tar"))}).ok());
-  EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("new.tar")), {FlagPath("ARCHIVE", P("a.tar"))}).ok());
+  const NamedPath archive = FlagPath("ARCHIVE", P("a.tar"));
+  EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("b.tar")), {archive}).ok());
+  EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("new.tar")), {archive}).ok());
   EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("new.tar")), {FlagPath("ARCHIVE", P("gone"))}).ok());
   // A file next to a tree, or a tree's sibling with a common prefix, is outside it.
   MakeDirs(P("model"));
-  EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("model.tar")), {}, {FlagPath("DIR", P("model"))}).ok());
-  EXPECT_TRUE(
-      CheckOutputFile(FlagPath("-o", P("model2/x.tar")), {}, {FlagPath("DIR", P("model"))}).ok());
+  const NamedPath tree = FlagPath("DIR", P("model"));
+  EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("model.tar")), {}, {tree}).ok());
+  EXPECT_TRUE(CheckOutputFile(FlagPath("-o", P("model2/x.tar")), {}, {tree}).ok());
 }
 
 TEST_F(OutputPathTest, OutputInsideATreeIsRefused) {
