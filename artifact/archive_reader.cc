@@ -125,7 +125,8 @@ bool IsZstd(int fd) {
   return pread(fd, m, sizeof m, 0) == 4 && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0;
 }
 
-// libarchive's read callback for compressed archives: it sees the decompressed tar.
+// libarchive's read callback for compressed archives (it sees the decompressed
+// tar) and pipes.
 la_ssize_t ReadDecompressed(archive* a, void* feed, const void** buffer) {
   size_t n = 0;
   const Status s = static_cast<DecompressedFeed*>(feed)->Read(buffer, &n);
@@ -147,7 +148,19 @@ size_t NonZeroEnd(const void* data, size_t n) {
 }  // namespace
 
 Status DecompressedFeed::Read(const void** data, size_t* size) {
-  MLF_RETURN_IF_ERROR(gzip != nullptr ? gzip->Read(data, size) : zstd->Read(data, size));
+  if (pipe_fd >= 0) {
+    *data = pipe_buffer.get();
+    *size = 0;
+    if (!pipe_error.ok()) return pipe_error;
+    ssize_t n;
+    do {
+      n = read(pipe_fd, pipe_buffer.get(), kReadBlock);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return pipe_error = ErrnoError("read failed");
+    *size = static_cast<size_t>(n);
+  } else {
+    MLF_RETURN_IF_ERROR(gzip != nullptr ? gzip->Read(data, size) : zstd->Read(data, size));
+  }
   const size_t end = NonZeroEnd(*data, *size);
   if (end > 0) nonzero_end = offset + end;
   offset += *size;
@@ -160,7 +173,7 @@ bool DecompressedFeed::Faulted() const {
 }
 
 uint64_t DecompressedFeed::bytes_in() const {
-  return gzip != nullptr ? gzip->bytes_in() : zstd != nullptr ? zstd->bytes_in() : 0;
+  return gzip != nullptr ? gzip->bytes_in() : zstd != nullptr ? zstd->bytes_in() : offset;
 }
 
 Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& path,
@@ -206,9 +219,20 @@ Status ArchiveReader::OpenStream() {
   // A file smaller than the block is read with a buffer of its own size:
   // checking many small archives (verify, the fuzzers) then does not map
   // and fault in a MiB each time.
-  struct stat st;
+  struct stat st {};
+  if (fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+    // A pipe: what follows the end-of-archive marker cannot be read back
+    // with pread, so it is fed through feed_ as well.
+    feed_.pipe_fd = fd_;
+    feed_.pipe_buffer.reset(new unsigned char[kReadBlock]);
+    if (archive_read_open(archive_, &feed_, nullptr, ReadDecompressed, nullptr) != ARCHIVE_OK) {
+      return LibarchiveError("", true);
+    }
+    return Status::Ok();
+  }
   size_t block = kReadBlock;
-  if (fstat(fd_, &st) == 0 && st.st_size >= 0 && static_cast<uint64_t>(st.st_size) < kReadBlock) {
+  if (S_ISREG(st.st_mode) && st.st_size >= 0 &&
+      static_cast<uint64_t>(st.st_size) < kReadBlock) {
     block = std::max<size_t>(static_cast<size_t>(st.st_size), kMinReadBlock);
   }
   if (archive_read_open_fd(archive_, fd_, block) != ARCHIVE_OK) {
@@ -381,14 +405,19 @@ Result<std::optional<EntryInfo>> ArchiveReader::NextEntry() {
 // follows the stream) only when they get there: decompress the rest, bounded
 // like member data (the ratio, and the total counting it as data).
 Status ArchiveReader::DrainStream() {
-  if (compression_ == Compression::kNone) return Status::Ok();
+  if (!feed_.active()) return Status::Ok();
   const uint64_t allowed =
       limits_.max_total_bytes - std::min(total_declared_, limits_.max_total_bytes);
   uint64_t trailing = 0;
   for (;;) {
     const void* data = nullptr;
     size_t n = 0;
-    if (!feed_.Read(&data, &n).ok()) return StreamError("", " at the end of the archive");
+    const Status read = feed_.Read(&data, &n);
+    if (!read.ok() && feed_.pipe_fd >= 0) {
+      return Status(read.code(), "unreadable archive at the end of the archive (" +
+                                     read.message() + ")");
+    }
+    if (!read.ok()) return StreamError("", " at the end of the archive");
     if (n == 0) return Status::Ok();
     trailing += n;
     if (trailing > allowed) {
@@ -405,7 +434,7 @@ Status ArchiveReader::DrainStream() {
 // only zero padding (to a tape record) may follow.
 Status ArchiveReader::CheckNothingAfter(uint64_t end) {
   bool data = false;
-  if (compression_ != Compression::kNone) {
+  if (feed_.active()) {
     data = feed_.nonzero_end > end;
   } else {
     std::vector<unsigned char> buf(kMinReadBlock * 16);

@@ -84,16 +84,20 @@ struct EntryInfo {
   uint64_t data_offset = kUnknownOffset;
 };
 
-// What the tar reader was given of a decompressed stream, so that the bytes
-// after the end-of-archive marker can be checked though libarchive buffered
-// some of them (internal to ArchiveReader).
+// What the tar reader was given of a stream it cannot seek in (decompressed
+// data, or a pipe), so that the bytes after the end-of-archive marker can be
+// checked though libarchive buffered some of them (internal to ArchiveReader).
 struct DecompressedFeed {
-  GzipStream* gzip = nullptr;  // exactly one of the two is set
+  GzipStream* gzip = nullptr;  // exactly one of the three is set
   ZstdStream* zstd = nullptr;
-  uint64_t offset = 0;       // decompressed bytes delivered so far
+  int pipe_fd = -1;            // an uncompressed archive read from a pipe or FIFO
+  std::unique_ptr<unsigned char[]> pipe_buffer;
+  Status pipe_error;
+  uint64_t offset = 0;       // (decompressed) bytes delivered so far
   uint64_t nonzero_end = 0;  // offset just past the last non-zero byte delivered
+  bool active() const { return gzip != nullptr || zstd != nullptr || pipe_fd >= 0; }
   Status Read(const void** data, size_t* size);
-  bool Faulted() const;
+  bool Faulted() const;       // a decompression fault (pipe errors are libarchive's)
   uint64_t bytes_in() const;  // compressed bytes consumed
 };
 

@@ -452,6 +452,17 @@ TEST(ArchiveReaderTest, RefusesDataAfterTheEndOfArchiveMarker) {
   EXPECT_EQ(names, (std::vector<std::string>{"metadata.json", "lib.so"}));
   EXPECT_EQ(last.ToString(), refused);
 
+  // From a pipe, where nothing can be read back with pread: the same.
+  const std::string fifo = dir + "/fifo";
+  Shell("mkfifo " + fifo);
+  for (const char* name : {"appended_tar", "byte_after_a_mib", "padded", "long_padding"}) {
+    Shell("(cat " + dir + "/" + name + ".tar > " + fifo + " 2>/dev/null &)");
+    EXPECT_EQ(ReadAllMembers(fifo), std::string(name).find("padd") != std::string::npos
+                                        ? "ok"
+                                        : refused)
+        << name;
+  }
+
   // gzip: inside the decompressed tar (one gzip member or a second one).
   const std::string gz_refused =
       "data_loss: data after the end-of-archive marker at offset " + end +
