@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "artifact/display_text.h"
 
@@ -122,10 +123,16 @@ bool IsGzip(int fd) {
   return pread(fd, m, sizeof m, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
 }
 
-// libarchive's read callback for gzip archives: it sees the decompressed tar.
-la_ssize_t ReadGzip(archive* a, void* stream, const void** buffer) {
+bool IsZstd(int fd) {
+  unsigned char m[4] = {};
+  return pread(fd, m, sizeof m, 0) == 4 && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0;
+}
+
+// libarchive's read callback for compressed archives (it sees the decompressed
+// tar) and pipes.
+la_ssize_t ReadDecompressed(archive* a, void* feed, const void** buffer) {
   size_t n = 0;
-  const Status s = static_cast<GzipStream*>(stream)->Read(buffer, &n);
+  const Status s = static_cast<DecompressedFeed*>(feed)->Read(buffer, &n);
   if (!s.ok()) {
     // For libarchive's own bookkeeping; messages come from the stream's fault.
     archive_set_error(a, EIO, "%s", s.message().c_str());
@@ -134,7 +141,43 @@ la_ssize_t ReadGzip(archive* a, void* stream, const void** buffer) {
   return static_cast<la_ssize_t>(n);
 }
 
+// Offset just past the last non-zero byte of data[0, n), or 0 when all are zero.
+size_t NonZeroEnd(const void* data, size_t n) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  while (n > 0 && p[n - 1] == 0) --n;
+  return n;
+}
+
 }  // namespace
+
+Status DecompressedFeed::Read(const void** data, size_t* size) {
+  if (pipe_fd >= 0) {
+    *data = pipe_buffer.get();
+    *size = 0;
+    if (!pipe_error.ok()) return pipe_error;
+    ssize_t n;
+    do {
+      n = read(pipe_fd, pipe_buffer.get(), kReadBlock);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return pipe_error = ErrnoError("read failed");
+    *size = static_cast<size_t>(n);
+  } else {
+    MLF_RETURN_IF_ERROR(gzip != nullptr ? gzip->Read(data, size) : zstd->Read(data, size));
+  }
+  const size_t end = NonZeroEnd(*data, *size);
+  if (end > 0) nonzero_end = offset + end;
+  offset += *size;
+  return Status::Ok();
+}
+
+bool DecompressedFeed::Faulted() const {
+  if (gzip != nullptr) return gzip->fault() != GzipStream::Fault::kNone;
+  return zstd != nullptr && zstd->fault() != ZstdStream::Fault::kNone;
+}
+
+uint64_t DecompressedFeed::bytes_in() const {
+  return gzip != nullptr ? gzip->bytes_in() : zstd != nullptr ? zstd->bytes_in() : offset;
+}
 
 Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& path,
                                                            const ReaderLimits& limits) {
@@ -162,29 +205,42 @@ Status ArchiveReader::OpenStream() {
     // and would also unpack a second compression layer inside ours.
     compression_ = Compression::kGzip;
     MLF_ASSIGN_OR_RETURN(gzip_, GzipStream::Create(fd_));
-    if (archive_read_open(archive_, gzip_.get(), nullptr, ReadGzip, nullptr) != ARCHIVE_OK) {
+    feed_.gzip = gzip_.get();
+  } else if (IsZstd(fd_)) {
+    // Nor libarchive's zstd filter: it stops reading where the tar reader
+    // stops, so nothing after the end-of-archive marker would be checked.
+    compression_ = Compression::kZstd;
+    MLF_ASSIGN_OR_RETURN(zstd_, ZstdStream::Create(fd_));
+    feed_.zstd = zstd_.get();
+  }
+  if (feed_.gzip != nullptr || feed_.zstd != nullptr) {
+    if (archive_read_open(archive_, &feed_, nullptr, ReadDecompressed, nullptr) != ARCHIVE_OK) {
       return LibarchiveError("", true);
     }
     return Status::Ok();
   }
-  archive_read_support_filter_zstd(archive_);
-  unsigned char m[4] = {};
-  if (pread(fd_, m, sizeof m, 0) == 4 && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0) {
-    compression_ = Compression::kZstd;
-  }
   // A file smaller than the block is read with a buffer of its own size:
   // checking many small archives (verify, the fuzzers) then does not map
   // and fault in a MiB each time.
-  struct stat st;
+  struct stat st {};
+  if (fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+    // A pipe: what follows the end-of-archive marker cannot be read back
+    // with pread, so it is fed through feed_ as well.
+    feed_.pipe_fd = fd_;
+    feed_.pipe_buffer.reset(new unsigned char[kReadBlock]);
+    if (archive_read_open(archive_, &feed_, nullptr, ReadDecompressed, nullptr) != ARCHIVE_OK) {
+      return LibarchiveError("", true);
+    }
+    return Status::Ok();
+  }
   size_t block = kReadBlock;
-  if (fstat(fd_, &st) == 0 && st.st_size >= 0 && static_cast<uint64_t>(st.st_size) < kReadBlock) {
+  if (S_ISREG(st.st_mode) && st.st_size >= 0 &&
+      static_cast<uint64_t>(st.st_size) < kReadBlock) {
     block = std::max<size_t>(static_cast<size_t>(st.st_size), kMinReadBlock);
   }
   if (archive_read_open_fd(archive_, fd_, block) != ARCHIVE_OK) {
     return LibarchiveError("", true);
   }
-  compression_ = archive_filter_code(archive_, 0) == ARCHIVE_FILTER_ZSTD ? Compression::kZstd
-                                                                         : Compression::kNone;
   return Status::Ok();
 }
 
@@ -207,8 +263,8 @@ Status ArchiveReader::LibarchiveError(const std::string& member, bool in_header)
 }
 
 Status ArchiveReader::ReadError(const std::string& member, const std::string& where) const {
-  // A gzip failure first: libarchive may word it as a format error of its own.
-  if (gzip_ && gzip_->fault() != GzipStream::Fault::kNone) return GzipError(member, where);
+  // A decompression failure first: libarchive may word it as a format error of its own.
+  if (feed_.Faulted()) return StreamError(member, where);
   const char* raw = archive_error_string(archive_);
   const std::string msg = raw != nullptr ? raw : "unknown libarchive error";
   if (Contains(msg, "Unrecognized archive format")) return NotTar(path_, "not recognised");
@@ -228,28 +284,30 @@ Status ArchiveReader::ReadError(const std::string& member, const std::string& wh
 }
 
 // Worded like libarchive's errors: "member 'b': corrupt gzip data (...)".
-Status ArchiveReader::GzipError(const std::string& member, const std::string& where) const {
+Status ArchiveReader::StreamError(const std::string& member, const std::string& where) const {
   const std::string prefix = member.empty() ? "" : "member " + Quote(member) + ": ";
-  const Status& cause = gzip_->error();
-  switch (gzip_->fault()) {
-    case GzipStream::Fault::kTruncated:
-      return DataLoss(prefix + "truncated archive" + where + " (" + cause.message() + ")");
-    case GzipStream::Fault::kCorrupt:
-      return DataLoss(prefix + "corrupt gzip data" + where + " (" + cause.message() + ")");
-    default:
-      return Status(cause.code(),
-                    prefix + "unreadable archive" + where + " (" + cause.message() + ")");
+  const Status& cause = gzip_ ? gzip_->error() : zstd_->error();
+  const bool truncated = gzip_ ? gzip_->fault() == GzipStream::Fault::kTruncated
+                               : zstd_->fault() == ZstdStream::Fault::kTruncated;
+  const bool corrupt = gzip_ ? gzip_->fault() == GzipStream::Fault::kCorrupt
+                             : zstd_->fault() == ZstdStream::Fault::kCorrupt;
+  if (truncated) {
+    return DataLoss(prefix + "truncated archive" + where + " (" + cause.message() + ")");
   }
+  if (corrupt) {
+    return DataLoss(prefix + "corrupt " + (gzip_ ? "gzip" : "zstd") + " data" + where + " (" +
+                    cause.message() + ")");
+  }
+  return Status(cause.code(),
+                prefix + "unreadable archive" + where + " (" + cause.message() + ")");
 }
 
 // `member` empty: the data after the tar end-of-archive marker.
 Status ArchiveReader::CheckRatio(const std::string& member) const {
   if (compression_ == Compression::kNone) return Status::Ok();
-  // libarchive sees our decompressed output as its input: gzip counts are ours.
-  const int64_t out =
-      gzip_ ? static_cast<int64_t>(gzip_->bytes_out()) : archive_filter_bytes(archive_, 0);
-  const int64_t in = std::max<int64_t>(
-      gzip_ ? static_cast<int64_t>(gzip_->bytes_in()) : archive_filter_bytes(archive_, -1), 1);
+  // libarchive sees our decompressed output as its input: the counts are ours.
+  const int64_t out = static_cast<int64_t>(feed_.offset);
+  const int64_t in = std::max<int64_t>(static_cast<int64_t>(feed_.bytes_in()), 1);
   if (out < 0 || static_cast<uint64_t>(out) <= limits_.ratio_grace_bytes) return Status::Ok();
   const double ratio = static_cast<double>(out) / static_cast<double>(in);
   if (ratio <= limits_.max_compression_ratio) return Status::Ok();
@@ -303,7 +361,10 @@ Result<std::optional<EntryInfo>> ArchiveReader::NextEntry() {
     archive_entry* e = nullptr;
     const int r = archive_read_next_header(archive_, &e);
     if (r == ARCHIVE_EOF) {
-      MLF_RETURN_IF_ERROR(DrainGzip());
+      // The tar reader has consumed the end-of-archive blocks (one or two).
+      const uint64_t end = static_cast<uint64_t>(archive_filter_bytes(archive_, 0));
+      MLF_RETURN_IF_ERROR(DrainStream());
+      MLF_RETURN_IF_ERROR(CheckNothingAfter(end));
       at_end_ = true;
       return std::optional<EntryInfo>();
     }
@@ -343,17 +404,23 @@ Result<std::optional<EntryInfo>> ArchiveReader::NextEntry() {
 }
 
 // libarchive stops reading at the tar end-of-archive marker, but zlib checks
-// the last member's trailer only when it gets there: decompress the rest,
-// bounded like member data (the ratio, and the total counting it as data).
-Status ArchiveReader::DrainGzip() {
-  if (!gzip_) return Status::Ok();
+// the last member's trailer (and libzstd the last checksum, and both what
+// follows the stream) only when they get there: decompress the rest, bounded
+// like member data (the ratio, and the total counting it as data).
+Status ArchiveReader::DrainStream() {
+  if (!feed_.active()) return Status::Ok();
   const uint64_t allowed =
       limits_.max_total_bytes - std::min(total_declared_, limits_.max_total_bytes);
   uint64_t trailing = 0;
   for (;;) {
     const void* data = nullptr;
     size_t n = 0;
-    if (!gzip_->Read(&data, &n).ok()) return GzipError("", " at the end of the archive");
+    const Status read = feed_.Read(&data, &n);
+    if (!read.ok() && feed_.pipe_fd >= 0) {
+      return Status(read.code(), "unreadable archive at the end of the archive (" +
+                                     read.message() + ")");
+    }
+    if (!read.ok()) return StreamError("", " at the end of the archive");
     if (n == 0) return Status::Ok();
     trailing += n;
     if (trailing > allowed) {
@@ -363,6 +430,33 @@ Status ArchiveReader::DrainGzip() {
     }
     MLF_RETURN_IF_ERROR(CheckRatio(""));
   }
+}
+
+// Tools that read past the end-of-archive blocks (`tar -i`, libraries that
+// resynchronise) would extract whatever follows them, unsigned and unchecked:
+// only zero padding (to a tape record) may follow.
+Status ArchiveReader::CheckNothingAfter(uint64_t end) {
+  bool data = false;
+  if (feed_.active()) {
+    data = feed_.nonzero_end > end;
+  } else {
+    std::vector<unsigned char> buf(kMinReadBlock * 16);
+    for (uint64_t at = end;;) {
+      const ssize_t n = pread(fd_, buf.data(), buf.size(), static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ErrnoError("cannot read the end of archive '" + path_ + "'");
+      if (n == 0) break;
+      if (NonZeroEnd(buf.data(), static_cast<size_t>(n)) > 0) {
+        data = true;
+        break;
+      }
+      at += static_cast<uint64_t>(n);
+    }
+  }
+  if (!data) return Status::Ok();
+  return DataLoss("data after the end-of-archive marker at offset " + std::to_string(end) +
+                  (compression_ == Compression::kNone ? "" : " of the decompressed tar") +
+                  " (only zero padding may follow it)");
 }
 
 // Records the directories a member's path implies; one of them being a file

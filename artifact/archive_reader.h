@@ -6,9 +6,19 @@
 // one; directory entries are checked and skipped (TVM archives contain them).
 //
 // gzip is decompressed with zlib (GzipStream), not by libarchive's filter,
-// because only zlib checks each gzip member's trailer (CRC-32 and length).
+// because only zlib checks each gzip member's trailer (CRC-32 and length);
+// zstd with libzstd (ZstdStream), so that the whole stream is read and what
+// follows the last frame refused (libarchive's filter stops with the tar).
 // Concatenated gzip members and zero padding after the last one are accepted;
-// other bytes after it are refused. The last trailer is checked when Next()
+// other bytes after it are refused.
+//
+// Nothing but zero bytes may follow the tar end-of-archive marker (zero
+// padding to a record, as GNU tar writes): `tar -i` would extract an archive
+// appended there, unsigned and unchecked. Next() refuses such data when it
+// reaches the end: "data after the end-of-archive marker at offset N (only
+// zero padding may follow it)", N being where the marker ends (in the
+// decompressed tar for compressed archives, "... at offset N of the
+// decompressed tar ..."). The last trailer is checked when Next()
 // reaches the end of the archive (it reads the rest of the gzip stream first,
 // under the same ratio and total bounds): a caller that stops early has not
 // had the whole stream checked.
@@ -46,6 +56,7 @@
 
 #include "artifact/archive_writer.h"  // Compression
 #include "artifact/gzip_stream.h"
+#include "artifact/zstd_stream.h"
 #include "artifact/status.h"
 
 struct archive;
@@ -71,6 +82,23 @@ struct EntryInfo {
   // Offset of the data in the archive file for uncompressed archives (so it
   // can be mmapped or copied with MemberSource::FileRange), else kUnknownOffset.
   uint64_t data_offset = kUnknownOffset;
+};
+
+// What the tar reader was given of a stream it cannot seek in (decompressed
+// data, or a pipe), so that the bytes after the end-of-archive marker can be
+// checked though libarchive buffered some of them (internal to ArchiveReader).
+struct DecompressedFeed {
+  GzipStream* gzip = nullptr;  // exactly one of the three is set
+  ZstdStream* zstd = nullptr;
+  int pipe_fd = -1;            // an uncompressed archive read from a pipe or FIFO
+  std::unique_ptr<unsigned char[]> pipe_buffer;
+  Status pipe_error;
+  uint64_t offset = 0;       // (decompressed) bytes delivered so far
+  uint64_t nonzero_end = 0;  // offset just past the last non-zero byte delivered
+  bool active() const { return gzip != nullptr || zstd != nullptr || pipe_fd >= 0; }
+  Status Read(const void** data, size_t* size);
+  bool Faulted() const;       // a decompression fault (pipe errors are libarchive's)
+  uint64_t bytes_in() const;  // compressed bytes consumed
 };
 
 class ArchiveReader {
@@ -106,7 +134,8 @@ class ArchiveReader {
 
   Status OpenStream();
   Result<std::optional<EntryInfo>> NextEntry();
-  Status DrainGzip();
+  Status DrainStream();
+  Status CheckNothingAfter(uint64_t end);
   Status ReadBlocks(const std::function<Status(const void*, size_t)>& sink);
   Status AddParentDirectories(const std::string& raw, const std::string& name);
   Status CheckEntry(struct archive_entry* entry, const std::string& raw);
@@ -114,7 +143,7 @@ class ArchiveReader {
   Status CheckRatio(const std::string& member) const;
   Status LibarchiveError(const std::string& member, bool in_header) const;
   Status ReadError(const std::string& member, const std::string& where) const;
-  Status GzipError(const std::string& member, const std::string& where) const;
+  Status StreamError(const std::string& member, const std::string& where) const;
   Status Fail(Status s);
 
   std::string path_;
@@ -122,6 +151,8 @@ class ArchiveReader {
   int fd_ = -1;
   struct archive* archive_ = nullptr;
   std::unique_ptr<GzipStream> gzip_;  // feeds archive_ for gzip archives
+  std::unique_ptr<ZstdStream> zstd_;  // feeds archive_ for zstd archives
+  DecompressedFeed feed_;             // through this
   Compression compression_ = Compression::kNone;
   Status broken_;
   bool at_end_ = false;

@@ -396,6 +396,85 @@ TEST(ArchiveReaderTest, DataAfterTheTarEndIsBounded) {
       << err;
 }
 
+// `tar -i` reads on past the end-of-archive blocks and extracts whatever
+// follows them: only zero padding may follow (GNU tar and Python pad to a
+// 10240-byte record; the writer does not pad at all).
+TEST(ArchiveReaderTest, RefusesDataAfterTheEndOfArchiveMarker) {
+  const std::string dir = Tmp() + "/after_end";
+  mkdir(dir.c_str(), 0755);
+  const std::string path = dir + "/base.tar";
+  ASSERT_TRUE(WriteArchive(path, "metadata.json", 2, Fixed("{}"),
+                           {{"lib.so", MemberSource::Bytes("code"), false}})
+                  .ok());
+  const std::string base = ReadFile(path);
+  const std::string end = std::to_string(base.size());  // the writer ends with two zero blocks
+  const std::string appended = ReadFile(Make("two600"));
+  struct Case {
+    const char* name;
+    std::string bytes;
+    std::string want;
+  };
+  const std::string refused =
+      "data_loss: data after the end-of-archive marker at offset " + end +
+      " (only zero padding may follow it)";
+  const std::vector<Case> cases = {
+      {"padded", base + std::string(10240 - base.size() % 10240, '\0'), "ok"},
+      {"long_padding", base + std::string(3 << 20, '\0'), "ok"},
+      {"appended_tar", base + appended, refused},
+      {"byte_after_padding", base + std::string(5000, '\0') + "x", refused},
+      {"byte_after_a_mib", base + std::string(1 << 20, '\0') + "\x01" + std::string(10, '\0'),
+       refused},
+      // One zero block, then a header: the second block is not part of the marker.
+      {"one_zero_block", base.substr(0, base.size() - 512) + appended,
+       "data_loss: data after the end-of-archive marker at offset " +
+           std::to_string(base.size() - 512) + " (only zero padding may follow it)"},
+  };
+  for (const Case& c : cases) {
+    const std::string file = dir + "/" + c.name + ".tar";
+    WriteFile(file, c.bytes);
+    EXPECT_EQ(ReadAllMembers(file), c.want) << c.name;
+    EXPECT_EQ(ReadAllMembers(file, {}, false), c.want) << c.name;
+  }
+  // The members before the end are read as usual before the error.
+  auto r = ArchiveReader::Open(dir + "/appended_tar.tar");
+  ASSERT_TRUE(r.ok());
+  std::vector<std::string> names;
+  Status last;
+  for (;;) {
+    Result<std::optional<EntryInfo>> e = (*r)->Next();
+    if (!e.ok()) {
+      last = e.status();
+      break;
+    }
+    if (!e->has_value()) break;
+    names.push_back((*e)->name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"metadata.json", "lib.so"}));
+  EXPECT_EQ(last.ToString(), refused);
+
+  // From a pipe, where nothing can be read back with pread: the same.
+  const std::string fifo = dir + "/fifo";
+  Shell("mkfifo " + fifo);
+  for (const char* name : {"appended_tar", "byte_after_a_mib", "padded", "long_padding"}) {
+    Shell("(cat " + dir + "/" + name + ".tar > " + fifo + " 2>/dev/null &)");
+    EXPECT_EQ(ReadAllMembers(fifo), std::string(name).find("padd") != std::string::npos
+                                        ? "ok"
+                                        : refused)
+        << name;
+  }
+
+  // gzip: inside the decompressed tar (one gzip member or a second one).
+  const std::string gz_refused =
+      "data_loss: data after the end-of-archive marker at offset " + end +
+      " of the decompressed tar (only zero padding may follow it)";
+  Shell("cd " + dir + " && gzip -nkf appended_tar.tar padded.tar" +
+        " && gzip -nc base.tar > two.tar.gz && gzip -nc " + Make("two600") + " >> two.tar.gz");
+  EXPECT_EQ(ReadAllMembers(dir + "/appended_tar.tar.gz"), gz_refused);
+  EXPECT_EQ(ReadAllMembers(dir + "/appended_tar.tar.gz", {}, false), gz_refused);
+  EXPECT_EQ(ReadAllMembers(dir + "/two.tar.gz"), gz_refused);
+  EXPECT_EQ(ReadAllMembers(dir + "/padded.tar.gz"), "ok");
+}
+
 TEST(ArchiveReaderTest, RefusesDecompressionBombs) {
   ReaderLimits limits;
   limits.max_compression_ratio = 100;

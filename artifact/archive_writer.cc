@@ -786,6 +786,7 @@ Result<DigestMap> WriteArchive(const std::string& dest, const std::string& first
   if (!make_first) return InvalidArgument("WriteArchive needs a make_first function");
   MLF_ASSIGN_OR_RETURN(Plan plan, MakePlan(first_name, first_size, rest, options.mtime));
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<AtomicFile> out, AtomicFile::Create(dest, 0644));
+  if (options.keep_ownership) MLF_RETURN_IF_ERROR(out->KeepOwnerAndMode(*options.keep_ownership));
   const bool compressed = options.compression != Compression::kNone;
   Progress progress(options.progress,
                     compressed ? 2 * plan.data_bytes - first_size : plan.data_bytes);

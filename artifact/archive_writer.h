@@ -45,9 +45,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "artifact/atomic_file.h"  // FileOwnership
 #include "artifact/status.h"
 
 namespace mlf {
@@ -115,6 +117,9 @@ struct WriteOptions {
   // far and the total. A compressed archive processes data twice (hash pass,
   // then write pass), so there `total` is twice the data size.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Set for a rewrite in place (sign): the new archive gets this owner,
+  // group and mode (AtomicFile::KeepOwnerAndMode) instead of 0644.
+  std::optional<FileOwnership> keep_ownership;
 };
 
 // Produces the first member's bytes once the digests of all other members

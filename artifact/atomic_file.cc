@@ -140,6 +140,29 @@ Status AtomicFile::NameTempFile() {
   return IoError("cannot name the temporary file of '" + display_ + "': too many name collisions");
 }
 
+Result<FileOwnership> OwnershipOf(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    return ErrnoError("cannot read the owner and mode of '" + path + "'");
+  }
+  return FileOwnership{st.st_uid, st.st_gid, static_cast<mode_t>(st.st_mode & 0777)};
+}
+
+Status AtomicFile::KeepOwnerAndMode(const FileOwnership& original) {
+  if (done_) return FailedPrecondition("'" + display_ + "' was already committed or aborted");
+  mode_t mode = original.mode & 0777;
+  // chown first: it may clear permission bits that chmod then sets.
+  if (fchown(fd_, original.uid, original.gid) != 0) {
+    if (errno != EPERM) return ErrnoError("cannot set the owner of '" + display_ + "'");
+    if (fchown(fd_, static_cast<uid_t>(-1), original.gid) != 0) {
+      if (errno != EPERM) return ErrnoError("cannot set the group of '" + display_ + "'");
+      mode &= ~static_cast<mode_t>(070);
+    }
+  }
+  if (fchmod(fd_, mode) != 0) return ErrnoError("cannot set the mode of '" + display_ + "'");
+  return Status::Ok();
+}
+
 Status AtomicFile::Write(const void* data, size_t size) {
   if (done_) return FailedPrecondition("'" + display_ + "' was already committed or aborted");
   const char* p = static_cast<const char*>(data);

@@ -36,6 +36,17 @@
 
 namespace mlf {
 
+// The owner, group and permission bits of a file that an in-place rewrite
+// keeps (AtomicFile::KeepOwnerAndMode).
+struct FileOwnership {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  mode_t mode = 0644;  // permission bits (0777)
+};
+
+// The ownership of the file at `path` (symbolic links followed).
+Result<FileOwnership> OwnershipOf(const std::string& path);
+
 class AtomicFile {
  public:
   // Starts writing `dest` (a path; its directory must exist). The final file
@@ -63,6 +74,14 @@ class AtomicFile {
   const std::string& temp_name() const { return temp_name_; }
   // Display name of the destination, used in error messages.
   const std::string& dest() const { return display_; }
+
+  // For a rewrite in place: the new file gets `original`'s owner, group and
+  // permission bits instead of the mode given to Create(), so that a 0600
+  // file stays 0600 and keeps its owner. Where the owner or group cannot be
+  // set (not root; not a member of the group), the file keeps ours and loses
+  // the group's permission bits rather than granting them to our group.
+  // setuid, setgid and sticky bits are never copied.
+  Status KeepOwnerAndMode(const FileOwnership& original);
 
   // Appends all of `data` at the current file position (retries short writes).
   Status Write(const void* data, size_t size);

@@ -52,6 +52,33 @@ TEST(AtomicFileTest, CommitWritesContentAndMode) {
   EXPECT_EQ(List(dir), std::vector<std::string>{"a.txt"});
 }
 
+TEST(AtomicFileTest, KeepOwnerAndModeReplacesTheCreateMode) {
+  ASSERT_EQ(geteuid(), 0u) << "this test changes file owners: run it as root (as CI does)";
+  const std::string dir = FreshDir("keep_owner");
+  const std::string path = dir + "/a.tar";
+  ASSERT_TRUE(WriteFileAtomically(path, "old", 0600).ok());
+  ASSERT_EQ(chown(path.c_str(), 65534, 65533), 0);
+  Result<FileOwnership> owner = OwnershipOf(path);
+  ASSERT_TRUE(owner.ok()) << owner.status().ToString();
+  EXPECT_EQ(owner->uid, 65534u);
+  EXPECT_EQ(owner->gid, 65533u);
+  EXPECT_EQ(owner->mode, 0600u);
+  auto f = AtomicFile::Create(path, 0644);
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE((*f)->KeepOwnerAndMode(*owner).ok());
+  ASSERT_TRUE((*f)->Write("new").ok());
+  ASSERT_TRUE((*f)->Commit().ok());
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(Read(path), "new");
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_gid, 65533u);
+  EXPECT_EQ(OwnershipOf(dir + "/missing").status().ToString(),
+            "io_error: cannot read the owner and mode of '" + dir +
+                "/missing': No such file or directory");
+}
+
 // Whether `dir` can hold unnamed files (O_TMPFILE) that /proc lets us link.
 bool SupportsUnnamedFiles(const std::string& dir) {
   const int fd = open(dir.c_str(), O_TMPFILE | O_RDWR, 0600);

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -97,10 +98,22 @@ class MemberCollector : public MemberConsumer {
   bool skip_ = false;
 };
 
+// True when `out` exists and is the file `in` (signing in place).
+bool SameFile(const std::string& in, const std::string& out) {
+  struct stat a, b;
+  return stat(in.c_str(), &a) == 0 && stat(out.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
 }  // namespace
 
 Result<VerifyReport> SignArchive(const std::string& in, std::string_view private_key_pem,
                                  const std::string& out, const SignOptions& options) {
+  // Taken before anything is read: the rewrite replaces this very file.
+  std::optional<FileOwnership> in_place;
+  if (SameFile(in, out)) {
+    MLF_ASSIGN_OR_RETURN(in_place, OwnershipOf(in));
+  }
   SpoolDir spool(out);
   MemberCollector collector(in, &spool);
   VerifyOptions verify_options;
@@ -118,6 +131,7 @@ Result<VerifyReport> SignArchive(const std::string& in, std::string_view private
   WriteOptions write_options;
   write_options.compression = report.compression;
   write_options.mtime = options.mtime;
+  write_options.keep_ownership = in_place;
   const std::string& metadata = report.metadata_bytes;
   MLF_RETURN_IF_ERROR(WriteArchive(out, kMetadataMember, metadata.size(),
                                    [&](const DigestMap&) -> Result<std::string> { return metadata; },

@@ -4,7 +4,9 @@
 // archive that does not verify is not signed. The signature covers the exact
 // bytes of metadata.json, which stay unchanged, and through its "files" every
 // member. The result keeps the input's member order and compression and is
-// written atomically (in place when `out` equals `in`).
+// written atomically (in place when `out` is the file `in`; the archive then
+// keeps its owner, group and permission bits: a 0600 archive stays 0600).
+// A new `out` gets mode 0644.
 #ifndef MLFKIT_ARTIFACT_SIGN_H_
 #define MLFKIT_ARTIFACT_SIGN_H_
 

@@ -1,6 +1,8 @@
 #include "artifact/sign.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -161,6 +163,51 @@ TEST(SignArchiveTest, SignsInPlace) {
     EXPECT_TRUE(VerifyWith(path, Key2()).ok());
     EXPECT_EQ(ReadRawMembers(path).size(), before.size() + 1);
     EXPECT_EQ(ListDir(dir), (std::vector<std::string>{"a.tar"}));
+  }
+}
+
+// Signing in place replaces the file: it keeps the archive's owner, group
+// and mode (a 0600 archive must not become world-readable). A new output gets
+// 0644 and belongs to the signer. Tests run as root, so chown works.
+TEST(SignArchiveTest, SigningInPlaceKeepsOwnerGroupAndMode) {
+  ASSERT_EQ(geteuid(), 0u) << "this test changes file owners: run it as root (as CI does)";
+  const std::string dir = FreshDir("in_place_owner");
+  for (Compression c : kAll) {
+    SCOPED_TRACE(CompressionName(c));
+    const std::string path = dir + "/a.tar";
+    WriteExampleArchive(path, c);
+    ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+    ASSERT_TRUE(SignArchive(path, Key1().private_pem, path, SignOptions{}).ok());
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600u);
+    EXPECT_EQ(st.st_uid, 65534u);
+    EXPECT_EQ(st.st_gid, 65534u);
+    EXPECT_TRUE(VerifyWith(path, Key1()).ok());
+    // setuid and friends are not carried over; other bits are.
+    ASSERT_EQ(chmod(path.c_str(), 04751), 0);
+    ASSERT_TRUE(SignArchive(path, Key2().private_pem, path, SignOptions{}).ok());
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0751u);
+    // Through a hard link, the same file: in place too.
+    const std::string other = dir + "/other.tar";
+    ASSERT_EQ(link(path.c_str(), other.c_str()), 0);
+    ASSERT_EQ(chmod(path.c_str(), 0640), 0);
+    ASSERT_TRUE(SignArchive(path, Key1().private_pem, other, SignOptions{}).ok());
+    ASSERT_EQ(stat(other.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0640u);
+    EXPECT_EQ(st.st_uid, 65534u);
+    // A separate output is a new file: 0644, ours.
+    const std::string fresh = dir + "/fresh.tar";
+    ASSERT_TRUE(SignArchive(path, Key1().private_pem, fresh, SignOptions{}).ok());
+    ASSERT_EQ(stat(fresh.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0644u);
+    EXPECT_EQ(st.st_uid, 0u);
+    EXPECT_EQ(st.st_gid, 0u);
+    std::remove(path.c_str());
+    std::remove(other.c_str());
+    std::remove(fresh.c_str());
   }
 }
 

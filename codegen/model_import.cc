@@ -38,6 +38,7 @@ Result<ImportedModel> ImportModelFile(const std::string& path) {
     m.source.format = "yaml";
     m.extension = "yaml";
     m.description = info.description;
+    m.npy_files = info.npy_files;
   } else {
     return InvalidArgument("'" + path + "': unknown model format (expected .onnx, .yaml or .yml)");
   }

@@ -5,6 +5,7 @@
 #define MLFKIT_CODEGEN_MODEL_IMPORT_H_
 
 #include <string>
+#include <vector>
 
 #include "artifact/metadata.h"
 #include "artifact/status.h"
@@ -18,6 +19,7 @@ struct ImportedModel {
   std::string source_bytes;  // the model file, for src/<module>.<ext>
   std::string extension;     // "onnx", "yaml"
   std::string description;
+  std::vector<std::string> npy_files;  // files a YAML model's `npy` parameters were read from
 };
 
 // Chooses the front end by extension: .onnx, or .yaml / .yml.

@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -481,6 +483,8 @@ class Lowering {
   Lowering(const YamlImportOptions& options, const LineMap& lines, std::string base_dir)
       : options_(options), lines_(lines), base_dir_(std::move(base_dir)) {}
 
+  const std::vector<std::string>& npy_files() const { return npy_files_; }
+
   Result<ir::Graph> Run(const json& doc) {
     MLF_RETURN_IF_ERROR(LowerInputs(doc.at("inputs")));
     if (doc.contains("parameters")) MLF_RETURN_IF_ERROR(LowerParameters(doc.at("parameters")));
@@ -811,6 +815,48 @@ class Lowering {
     return Status::Ok();
   }
 
+  // An npy file stays in the model's directory: a model handed over with its
+  // files must not pull in anything else the user can read (the archive keeps
+  // the data). '..' is checked as written, symbolic links by where they lead.
+  Status CheckNpyConfined(const std::string& relative, const std::string& path,
+                          const std::string& pointer, const std::string& who) const {
+    const std::string advice = "; keep npy files in the YAML file's directory or below it";
+    int depth = 0;
+    size_t start = 0;
+    while (start <= relative.size()) {
+      size_t end = relative.find('/', start);
+      if (end == std::string::npos) end = relative.size();
+      const std::string part = relative.substr(start, end - start);
+      if (part == "..") --depth;
+      else if (!part.empty() && part != ".") ++depth;
+      if (depth < 0) {
+        return Error(StatusCode::kInvalidArgument, pointer,
+                     who + ": npy path '" + relative +
+                         "' leads outside the YAML file's directory" + advice);
+      }
+      start = end + 1;
+    }
+    const std::string base = RealPath(base_dir_.empty() ? "." : base_dir_);
+    const std::string target = RealPath(path);
+    if (base.empty() || target.empty()) return Status::Ok();  // the read reports it
+    const std::string prefix = base == "/" ? base : base + "/";
+    if (target.compare(0, prefix.size(), prefix) != 0) {
+      return Error(StatusCode::kInvalidArgument, pointer,
+                   who + ": npy path '" + relative +
+                       "' leads outside the YAML file's directory through a symbolic link (to '" +
+                       target + "')" + advice);
+    }
+    return Status::Ok();
+  }
+
+  static std::string RealPath(const std::string& path) {
+    char* resolved = realpath(path.c_str(), nullptr);
+    if (resolved == nullptr) return "";
+    std::string s = resolved;
+    free(resolved);
+    return s;
+  }
+
   Result<ir::HostTensor> Npy(const std::string& relative, DType dtype,
                              const std::vector<int64_t>& shape, const std::string& pointer,
                              const std::string& who) {
@@ -823,6 +869,8 @@ class Lowering {
     const std::string path = base_dir_.empty() ? relative
                               : base_dir_.back() == '/' ? base_dir_ + relative
                                                         : base_dir_ + "/" + relative;
+    MLF_RETURN_IF_ERROR(CheckNpyConfined(relative, path, npy_pointer, who));
+    npy_files_.push_back(path);
     const uint64_t data_bytes = ByteSize(dtype, shape).value();
     // The header of a genuine .npy is far smaller than 1 MiB.
     Result<NpyArray> array = ReadNpyFile(path, data_bytes + (uint64_t{1} << 20));
@@ -985,6 +1033,7 @@ class Lowering {
   const YamlImportOptions& options_;
   const LineMap& lines_;
   std::string base_dir_;
+  std::vector<std::string> npy_files_;
   ir::Graph graph_;
   std::map<std::string, Definition> defined_;
   uint64_t parameter_bytes_ = 0;
@@ -1120,6 +1169,7 @@ Result<ir::Graph> ImportImpl(std::string_view text, const std::string& base_dir,
   if (info != nullptr) {
     info->name = doc.at("name").get<std::string>();
     info->description = doc.value("description", std::string());
+    info->npy_files = lowering.npy_files();
   }
   return graph;
 }

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -72,10 +73,16 @@ struct YamlImportOptions {
 struct YamlModelInfo {
   std::string name;
   std::string description;  // "" when absent
+  // The `npy` files read, as opened (base_dir + the path in the document), in
+  // the order read; `mlf export` refuses an output that is one of them.
+  std::vector<std::string> npy_files;
 };
 
 // Imports a model from YAML text; `base_dir` is the directory `npy` paths are
-// relative to ("" = the current directory).
+// relative to ("" = the current directory). An `npy` file must lie in that
+// directory or below it: absolute paths, '..' leading above it and symbolic
+// links resolving outside it are refused (InvalidArgument, naming the
+// parameter and the path), so a model cannot pull other files into an archive.
 Result<ir::Graph> ImportYaml(std::string_view text, const std::string& base_dir,
                              const YamlImportOptions& options = {},
                              YamlModelInfo* info = nullptr);

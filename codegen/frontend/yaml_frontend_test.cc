@@ -1,6 +1,7 @@
 #include "codegen/frontend/yaml_frontend.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -51,6 +52,13 @@ void ExpectError(const Result<ir::Graph>& r, StatusCode code, const std::string&
 std::string TempDir() {
   const char* t = std::getenv("TEST_TMPDIR");
   return t != nullptr ? t : "/tmp";
+}
+
+std::string RealPathOf(const std::string& path) {
+  char* r = realpath(path.c_str(), nullptr);
+  std::string s = r != nullptr ? r : "";
+  free(r);
+  return s;
 }
 
 float FloatAt(const ir::HostTensor& t, size_t i) { return t.data<float>()[i]; }
@@ -544,6 +552,63 @@ TEST(YamlFrontend, NpyParameters) {
   g = ImportYamlFile(dir + "/model.yaml");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(FloatAt(*ValueNamed(*g, "w").constant, 0), 1.0f);
+}
+
+// An npy file stays in the model's directory: '..' above it, and symbolic
+// links leading out of it, are refused like absolute paths (a model handed
+// over with its files must not pull other files into an archive).
+TEST(YamlFrontend, NpyPathsAreConfinedToTheModelDirectory) {
+  const std::string root = TempDir() + "/npy_confined";
+  const std::string dir = root + "/model";
+  ASSERT_EQ(std::system(("rm -rf '" + root + "' && mkdir -p '" + dir + "/weights' '" + root +
+                         "/secret'")
+                            .c_str()),
+            0);
+  NpyArray a;
+  a.dtype = DType::kFloat32;
+  a.shape = {4};
+  const float data[] = {1, 2, 3, 4};
+  a.data.assign(reinterpret_cast<const char*>(data), sizeof data);
+  ASSERT_TRUE(WriteNpyFile(root + "/secret/s.npy", a).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/weights/w.npy", a).ok());
+  ASSERT_EQ(symlink((root + "/secret/s.npy").c_str(), (dir + "/link.npy").c_str()), 0);
+  ASSERT_EQ(symlink((root + "/secret").c_str(), (dir + "/linkdir").c_str()), 0);
+  ASSERT_EQ(symlink("weights/w.npy", (dir + "/inside.npy").c_str()), 0);
+  auto with = [&](const std::string& npy) {
+    return Import(Model("  w: {dtype: float32, shape: [4], npy: " + npy + "}\n", kRelu), Named(),
+                  dir);
+  };
+  const std::string advice = "; keep npy files in the YAML file's directory or below it";
+  for (const std::string up :
+       {"../secret/s.npy", "weights/../../secret/s.npy", "./../model/../x.npy", ".."}) {
+    ExpectError(with("'" + up + "'"), StatusCode::kInvalidArgument,
+                "m.yaml:6: parameter 'w': npy path '" + up +
+                    "' leads outside the YAML file's directory" + advice);
+  }
+  const std::string real_secret = RealPathOf(root + "/secret/s.npy");
+  for (const std::string link : {"link.npy", "linkdir/s.npy"}) {
+    ExpectError(with(link), StatusCode::kInvalidArgument,
+                "m.yaml:6: parameter 'w': npy path '" + link +
+                    "' leads outside the YAML file's directory through a symbolic link (to '" +
+                    real_secret + "')" + advice);
+  }
+  // Inside the directory, through '..' or a link, is fine; the files read are reported.
+  for (const std::string ok : {"weights/w.npy", "weights/../weights/w.npy", "inside.npy"}) {
+    YamlModelInfo info;
+    Result<ir::Graph> g =
+        ImportYaml(Model("  w: {dtype: float32, shape: [4], npy: " + ok + "}\n", kRelu), dir,
+                   Named(), &info);
+    ASSERT_TRUE(g.ok()) << ok << ": " << g.status().ToString();
+    EXPECT_EQ(info.npy_files, std::vector<std::string>{dir + "/" + ok});
+  }
+  // Through ImportYamlFile the model's own directory is the limit.
+  {
+    std::ofstream f(dir + "/m.yaml");
+    f << Model("  w: {dtype: float32, shape: [4], npy: ../secret/s.npy}\n", kRelu);
+  }
+  ExpectError(ImportYamlFile(dir + "/m.yaml"), StatusCode::kInvalidArgument,
+              dir + "/m.yaml:6: parameter 'w': npy path '../secret/s.npy' leads outside the YAML "
+              "file's directory" + advice);
 }
 
 // ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "codegen/compiler.h"
 #include "codegen/model_import.h"
 #include "tools/mlf/command.h"
+#include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"
 
 namespace mlf::cli {
@@ -66,8 +67,14 @@ Result<std::vector<ModelSpec>> ParseModels(const std::vector<std::string>& words
   return specs;
 }
 
-Result<ModuleArtifacts> CompileModel(const ModelSpec& spec, const CompileOptions& options) {
+// Compiles one model; adds the files its import read besides the model
+// itself (YAML `npy` files) to `read`.
+Result<ModuleArtifacts> CompileModel(const ModelSpec& spec, const CompileOptions& options,
+                                     std::vector<NamedPath>* read) {
   MLF_ASSIGN_OR_RETURN(ImportedModel model, ImportModelFile(spec.path));
+  for (const std::string& npy : model.npy_files) {
+    read->push_back({npy, "the npy file '" + npy + "' of MODEL '" + spec.path + "'"});
+  }
   MLF_ASSIGN_OR_RETURN(ModuleArtifacts artifacts, CompileGraph(spec.module, std::move(model.graph), options));
   model.source.path = "src/" + SanitizeCName(spec.module) + "." + model.extension;
   artifacts.metadata.source = model.source;
@@ -90,15 +97,22 @@ int RunExport(const ParsedArgs& args) {
   if (!specs.ok()) return ReportUsageError("export", specs.status().message());
   Result<Compression> compression = ParseCompression(args.Get("compress", "none"));
   if (!compression.ok()) return ReportUsageError("export", compression.status().message());
+  const NamedPath output = FlagPath("-o", args.Get("output"));
+  std::vector<NamedPath> read;
+  for (const ModelSpec& spec : *specs) read.push_back(FlagPath("MODEL", spec.path));
+  Status distinct = CheckOutputFile(output, read);
+  if (!distinct.ok()) return ReportUsageError("export", distinct.message());
   CompileOptions compile;
   compile.link_params = args.Has("link-params");
   compile.optimize = !args.Has("no-optimize");
   std::vector<ModuleArtifacts> modules;
   for (const ModelSpec& spec : *specs) {
-    Result<ModuleArtifacts> m = CompileModel(spec, compile);
+    Result<ModuleArtifacts> m = CompileModel(spec, compile, &read);
     if (!m.ok()) return ReportFailure(m.status());
     modules.push_back(std::move(*m));
   }
+  distinct = CheckOutputFile(output, read);
+  if (!distinct.ok()) return ReportUsageError("export", distinct.message());
   ExportOptions options;
   options.build_host_library = !args.Has("no-host-lib");
   options.pack.compression = *compression;

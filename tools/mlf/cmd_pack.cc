@@ -3,6 +3,7 @@
 
 #include "artifact/pack.h"
 #include "tools/mlf/command.h"
+#include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"
 
 namespace mlf::cli {
@@ -31,6 +32,9 @@ int RunPack(const ParsedArgs& args) {
   int code = kExitOk;
   if (!ExpectPositionals("pack", args, 1, 1, &code)) return code;
   if (!args.Has("output")) return ReportUsageError("pack", "missing required option '-o OUT'");
+  Status distinct = CheckOutputFile(FlagPath("-o", args.Get("output")), {},
+                                    {FlagPath("DIR", args.positionals()[0])});
+  if (!distinct.ok()) return ReportUsageError("pack", distinct.message());
   Result<Compression> compression = ParseCompression(args.Get("compress", "none"));
   if (!compression.ok()) return ReportUsageError("pack", compression.status().message());
   Result<int64_t> mtime = ArchiveMtimeFromEnvironment();

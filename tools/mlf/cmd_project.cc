@@ -7,6 +7,7 @@
 #include "loader/firmware/project_build.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
+#include "tools/mlf/output_path.h"
 
 namespace mlf::cli {
 namespace {
@@ -97,10 +98,23 @@ Result<int> Project(const ParsedArgs& args, BuildSystem system) {
   return run.exit_code;
 }
 
+// DIR may be neither the archive nor a file the project is made from, nor contain one.
+Status CheckProjectDirectory(const ParsedArgs& args) {
+  std::vector<NamedPath> read = {FlagPath("ARCHIVE", args.positionals()[0])};
+  if (args.Has("key")) read.push_back(FlagPath("--key", args.Get("key")));
+  for (const std::string& assignment : args.GetAll("sample-input")) {
+    Result<std::pair<std::string, std::string>> pair = SplitAssignment("sample-input", assignment);
+    if (pair.ok()) read.push_back(FlagPath("--sample-input", pair->second));
+  }
+  return CheckOutputDirectory(FlagPath("-o", args.Get("output")), read);
+}
+
 int RunProject(const ParsedArgs& args) {
   int code = kExitOk;
   if (!ExpectPositionals("project", args, 1, 1, &code)) return code;
   if (!args.Has("output")) return ReportUsageError("project", "missing required option '-o DIR'");
+  Status distinct = CheckProjectDirectory(args);
+  if (!distinct.ok()) return ReportUsageError("project", distinct.message());
   Result<firmware::Platform> platform = firmware::FindPlatform(args.Get("platform", "host"));
   if (!platform.ok()) return ReportUsageError("project", platform.status().message());
   Result<BuildSystem> system = firmware::ParseBuildSystem(args.Get("build-system", "make"));

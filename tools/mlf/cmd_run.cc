@@ -11,6 +11,7 @@
 #include "artifact/tensor_values.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
+#include "tools/mlf/output_path.h"
 
 namespace mlf::cli {
 namespace {
@@ -116,14 +117,27 @@ Result<OutputReport> Summarise(const AotExecutor& exec, int index) {
   return r;
 }
 
-Status WriteOutputs(const AotExecutor& exec, const std::string& dir) {
+// What `run` reads, which --output-dir and the files written there must not be.
+std::vector<NamedPath> ReadPaths(const ParsedArgs& args, const RunConfig& config) {
+  std::vector<NamedPath> read = {FlagPath("ARCHIVE", args.positionals()[0])};
+  if (args.Has("key")) read.push_back(FlagPath("--key", args.Get("key")));
+  for (const auto& [name, path] : config.inputs) read.push_back(FlagPath("--input", path));
+  if (args.Has("expect-dir")) read.push_back(FlagPath("--expect-dir", args.Get("expect-dir")));
+  return read;
+}
+
+// Each output file is checked as well: DIR/<c_name>.npy may be an --input.
+Status WriteOutputs(const AotExecutor& exec, const std::string& dir,
+                    const std::vector<NamedPath>& read) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return ErrnoError("cannot create output directory '" + dir + "'");
   }
   for (int i = 0; i < exec.num_outputs(); ++i) {
     MLF_ASSIGN_OR_RETURN(NpyArray array, OutputAsNpy(exec, i));
     MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.output_info(i));
-    MLF_RETURN_IF_ERROR(WriteNpyFile(dir + "/" + spec.c_name + ".npy", array));
+    const std::string path = dir + "/" + spec.c_name + ".npy";
+    MLF_RETURN_IF_ERROR(CheckOutputFile({path, "output '" + path + "'"}, read));
+    MLF_RETURN_IF_ERROR(WriteNpyFile(path, array));
   }
   return Status::Ok();
 }
@@ -192,7 +206,9 @@ Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {
     MLF_ASSIGN_OR_RETURN(OutputReport r, Summarise(*exec, i));
     reports.push_back(std::move(r));
   }
-  if (args.Has("output-dir")) MLF_RETURN_IF_ERROR(WriteOutputs(*exec, args.Get("output-dir")));
+  if (args.Has("output-dir")) {
+    MLF_RETURN_IF_ERROR(WriteOutputs(*exec, args.Get("output-dir"), ReadPaths(args, config)));
+  }
   if (args.Has("expect-dir")) MLF_RETURN_IF_ERROR(Compare(*exec, args, config, reports));
   bool ok = true;
   for (const OutputReport& r : reports) ok = ok && (!r.comparison || r.comparison->mismatches == 0);
@@ -209,6 +225,11 @@ int RunRun(const ParsedArgs& args) {
   if (!ExpectPositionals("run", args, 1, 1, &code)) return code;
   Result<RunConfig> config = ConfigFromArgs(args);
   if (!config.ok()) return ReportUsageError("run", config.status().message());
+  if (args.Has("output-dir")) {
+    Status distinct =
+        CheckOutputFile(FlagPath("--output-dir", args.Get("output-dir")), ReadPaths(args, *config));
+    if (!distinct.ok()) return ReportUsageError("run", distinct.message());
+  }
   Result<bool> ok = RunModel(args, *config);
   if (!ok.ok()) return ReportFailure(ok.status());
   if (!*ok) {

@@ -5,6 +5,7 @@
 #include "artifact/sign.h"
 #include "artifact/signature.h"
 #include "tools/mlf/command.h"
+#include "tools/mlf/output_path.h"
 
 namespace mlf::cli {
 namespace {
@@ -25,6 +26,10 @@ int RunSign(const ParsedArgs& args) {
   if (!args.Has("key")) return ReportUsageError("sign", "missing required option '--key NAME.key'");
   const std::string in = args.positionals()[0];
   const std::string out = args.Get("output", in);
+  // Signing in place (OUT is ARCHIVE) is the default; the key is never an output.
+  const NamedPath output = args.Has("output") ? FlagPath("-o", out) : FlagPath("ARCHIVE", in);
+  Status distinct = CheckOutputFile(output, {FlagPath("--key", args.Get("key"))});
+  if (!distinct.ok()) return ReportUsageError("sign", distinct.message());
   Result<std::string> key = ReadKeyFile(args.Get("key"));
   if (!key.ok()) return ReportFailure(key.status());
   Result<int64_t> mtime = ArchiveMtimeFromEnvironment();

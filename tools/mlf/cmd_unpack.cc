@@ -4,6 +4,7 @@
 #include "artifact/signature.h"
 #include "artifact/unpack.h"
 #include "tools/mlf/command.h"
+#include "tools/mlf/output_path.h"
 
 namespace mlf::cli {
 namespace {
@@ -24,6 +25,10 @@ int RunUnpack(const ParsedArgs& args) {
   if (!ExpectPositionals("unpack", args, 1, 1, &code)) return code;
   if (!args.Has("output")) return ReportUsageError("unpack", "missing required option '-o DIR'");
   const std::string path = args.positionals()[0];
+  std::vector<NamedPath> read = {FlagPath("ARCHIVE", path)};
+  if (args.Has("key")) read.push_back(FlagPath("--key", args.Get("key")));
+  Status distinct = CheckOutputDirectory(FlagPath("-o", args.Get("output")), read);
+  if (!distinct.ok()) return ReportUsageError("unpack", distinct.message());
   VerifyOptions options;
   options.require_signature = args.Has("require-signature");
   if (args.Has("key")) {

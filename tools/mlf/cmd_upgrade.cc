@@ -5,6 +5,7 @@
 #include "artifact/pack.h"
 #include "loader/tvm_upgrade/upgrade.h"
 #include "tools/mlf/command.h"
+#include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"
 
 namespace mlf::cli {
@@ -47,6 +48,9 @@ int RunUpgrade(const ParsedArgs& args) {
   int code = kExitOk;
   if (!ExpectPositionals("upgrade", args, 1, 1, &code)) return code;
   if (!args.Has("output")) return ReportUsageError("upgrade", "missing required option '-o OUT'");
+  Status distinct = CheckOutputFile(FlagPath("-o", args.Get("output")),
+                                    {FlagPath("ARCHIVE", args.positionals()[0])});
+  if (!distinct.ok()) return ReportUsageError("upgrade", distinct.message());
   Result<Compression> compression = ParseCompression(args.Get("compress", "none"));
   if (!compression.ok()) return ReportUsageError("upgrade", compression.status().message());
   Result<int64_t> mtime = ArchiveMtimeFromEnvironment();
