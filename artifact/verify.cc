@@ -83,7 +83,20 @@ class Verifier {
     MLF_RETURN_IF_ERROR(Deliver(*entry, report_.metadata_bytes));
     MLF_ASSIGN_OR_RETURN(report_.metadata, ParseMetadata(report_.metadata_bytes));
     report_.metadata_sha256 = Sha256Hex(report_.metadata_bytes);
-    report_.digests_checked = options_.trusted_metadata_sha256 != report_.metadata_sha256;
+    if (options_.trusted_metadata_sha256 == report_.metadata_sha256) {
+      // Only parameter data may go unhashed: code is always checked. A blob
+      // counts only under parameters/ (never sources, never a library).
+      for (const auto& [name, module] : report_.metadata.modules) {
+        if (module.parameters && module.parameters->storage == "file" &&
+            module.parameters->path.rfind("parameters/", 0) == 0) {
+          unhashed_parameters_.insert(module.parameters->path);
+        }
+      }
+      for (const auto& [name, module] : report_.metadata.modules) {
+        if (module.host_library) unhashed_parameters_.erase(module.host_library->path);
+      }
+    }
+    report_.digests_checked = unhashed_parameters_.empty();
     return false;
   }
 
@@ -199,7 +212,7 @@ class Verifier {
 
   Status HashMember(const EntryInfo& entry, const std::string& expected) {
     if (consumer_) MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
-    const bool hash = report_.digests_checked;
+    const bool hash = unhashed_parameters_.count(entry.name) == 0;
     const bool feed = consumer_ != nullptr && consumer_->WantsData(entry);
     if (!hash && !feed) return consumer_ ? consumer_->End() : Status::Ok();
     Sha256 digest;
@@ -241,6 +254,7 @@ class Verifier {
   VerifyReport report_;
   std::string signature_;
   std::set<std::string> seen_;
+  std::set<std::string> unhashed_parameters_;  // trusted_metadata_sha256 applied
   bool tvm_ = false;
   uint64_t archive_size_ = 0;
   uint64_t done_ = 0;

@@ -60,11 +60,14 @@ struct VerifyOptions {
   std::optional<std::string> public_key_pem;
   bool require_signature = false;
   ReaderLimits limits;
-  // When set and equal to the SHA-256 of metadata.json, member digests are
-  // not recomputed: a caller's memo vouches that this exact file was fully
-  // verified before (loader/host/verification_memo.h). Everything else —
-  // structure, metadata, signature policy, member sizes, nothing missing or
-  // extra — is still checked.
+  // When set and equal to the SHA-256 of metadata.json, the digests of
+  // parameter blobs (members under parameters/ that a module's "parameters"
+  // names with storage "file", and no module's host library) are not
+  // recomputed: a caller's memo vouches that this
+  // file was fully verified before (loader/host/verification_memo.h). Every
+  // other member — host libraries, sources, anything that can become code —
+  // is hashed on every pass, and everything else (structure, metadata,
+  // signature policy, member sizes, nothing missing or extra) is checked.
   std::optional<std::string> trusted_metadata_sha256;
   // Bytes of member data checked so far, and the archive file's size (an
   // estimate of the total for compressed archives).
@@ -83,7 +86,7 @@ struct VerifyReport {
   std::string signer_key_sha256;   // fingerprint named in the signature
   uint64_t member_count = 0;       // metadata.json and its signature included
   uint64_t data_bytes = 0;         // sum of member sizes
-  bool digests_checked = true;     // false when trusted_metadata_sha256 applied
+  bool digests_checked = true;     // false: trusted_metadata_sha256 spared parameter blobs
   std::string metadata_sha256;     // of metadata.json's bytes
   // Set for TVM archives: what else the reader found (problems are empty when
   // verification succeeded; unreferenced members are listed).

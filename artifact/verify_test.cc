@@ -326,6 +326,39 @@ TEST(VerifyArchiveTest, DigestMismatchIsRefused) {
                              md.files.at(testutil::kExampleParams).sha256 + ")");
 }
 
+// A trusted metadata digest (the host loader's memo) spares parameter blobs
+// only: every other member is hashed whatever the caller vouches for.
+TEST(VerifyArchiveTest, ATrustedMetadataDigestSparesParameterBlobsOnly) {
+  const std::string dir = FreshDir("trusted_digest");
+  const Metadata md = WriteExampleArchive(dir + "/a.tar");
+  const auto members = ReadMembers(dir + "/a.tar");
+  VerifyOptions trusted;
+  trusted.trusted_metadata_sha256 = Sha256Hex(members[0].data);
+  ASSERT_EQ(members[3].name, testutil::kExampleParams);
+  testutil::FlipByte(dir + "/a.tar", members[3].data_offset + 100);
+  Result<VerifyReport> spared = VerifyArchive(dir + "/a.tar", trusted);
+  ASSERT_TRUE(spared.ok()) << spared.status().ToString();
+  EXPECT_FALSE(spared->digests_checked);
+  testutil::FlipByte(dir + "/a.tar", members[3].data_offset + 100);  // back
+
+  for (const std::string member : {testutil::kExampleSource, testutil::kExampleHeader}) {
+    SCOPED_TRACE(member);
+    uint64_t offset = 0;
+    std::string corrupted;
+    for (const auto& m : members) {
+      if (m.name == member) offset = m.data_offset, corrupted = m.data;
+    }
+    ASSERT_FALSE(corrupted.empty());
+    testutil::FlipByte(dir + "/a.tar", offset + corrupted.size() / 2);
+    corrupted[corrupted.size() / 2] ^= 0x01;
+    Status s = VerifyStatus(dir + "/a.tar", trusted);
+    EXPECT_EQ(s.message(), "member '" + member + "': SHA-256 mismatch (archive has " +
+                               Sha256Hex(corrupted) + ", metadata.json files says " +
+                               md.files.at(member).sha256 + ")");
+    testutil::FlipByte(dir + "/a.tar", offset + corrupted.size() / 2);
+  }
+}
+
 TEST(VerifyArchiveTest, MetadataAppearingAgainIsRefused) {
   const std::string dir = FreshDir("metadata_again");
   WriteExampleArchive(dir + "/a.tar");

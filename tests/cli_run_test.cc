@@ -659,7 +659,7 @@ TEST_F(CliRunTest, ArchiveWithoutHostLibraryIsCompiledIntoTheCache) {
 
   bool has_library = false;
   for (const auto& [path, entry] : ListTree(cache_)) {
-    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0) has_library = true;
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".lib") == 0) has_library = true;
   }
   EXPECT_TRUE(has_library) << FormatListing(ListTree(cache_));
 

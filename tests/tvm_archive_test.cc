@@ -389,7 +389,7 @@ TEST(TvmRunTest, DenseRunsWithTheWorkspaceAllocator) {
 TEST(TvmRunTest, CompiledOnceThroughTheCache) {
   const std::string path = Write("cache", tvm_testing::ScaleV5());
   LoadOptions options = Load();
-  options.cache_dir = FreshDir("tvm_cache_dir");
+  options.cache_dir = FreshDir("tvm_cache_dir") + "/cache";  // created private by the loader
   Result<std::shared_ptr<ModelLibrary>> first = ModelLibrary::Open(path, options);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_EQ((*first)->code_origin("default"), "compiled");

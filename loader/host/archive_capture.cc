@@ -20,6 +20,12 @@ Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
     }
     if (module.host_library && module.host_library->triple == HostTriple()) {
       library_of_[name] = module.host_library->path;
+      auto listed = metadata.files.find(module.host_library->path);
+      if (listed == metadata.files.end()) {
+        return DataLoss("host library '" + module.host_library->path +
+                        "' is not listed in metadata.json files");
+      }
+      library_sha256_[module.host_library->path] = listed->second.sha256;
     } else {
       stage_sources_ = true;
     }
@@ -35,7 +41,7 @@ Status ArchiveCapture::Begin(const EntryInfo& entry) {
   sink_ = Sink::kNone;
   for (const auto& [module, path] : library_of_) {
     if (path != entry.name || libraries_.count(path)) continue;
-    MLF_ASSIGN_OR_RETURN(libraries_[path], MemoryFile::Create(path));
+    MLF_ASSIGN_OR_RETURN(libraries_[path], CodeImage::Create(path));
     sink_ = Sink::kLibrary;
     return Status::Ok();
   }
@@ -85,13 +91,16 @@ Status ArchiveCapture::Data(const void* data, size_t size) {
 }
 
 Status ArchiveCapture::End() {
-  if (sink_ == Sink::kLibrary) MLF_RETURN_IF_ERROR(libraries_[current_]->Seal());
+  if (sink_ == Sink::kLibrary) {
+    MLF_RETURN_IF_ERROR(
+        libraries_[current_]->Seal(library_sha256_.at(current_), "member '" + current_ + "'"));
+  }
   sink_ = Sink::kNone;
   return Status::Ok();
 }
 
-int ArchiveCapture::LibraryFd(const std::string& module) const {
-  return libraries_.at(library_of_.at(module))->fd();
+const CodeImage& ArchiveCapture::Library(const std::string& module) const {
+  return *libraries_.at(library_of_.at(module));
 }
 
 }  // namespace mlf

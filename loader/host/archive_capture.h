@@ -1,6 +1,11 @@
 // The members a ModelLibrary needs, captured while the archive is verified
 // (one pass; see artifact/verify.h MemberConsumer). Nothing captured here may
 // be used unless VerifyArchive then returns Ok.
+//
+// A host library goes into a CodeImage (shared_object.h): hashed as it is
+// copied into a memfd and sealed only if its SHA-256 is the one metadata.json
+// "files" lists (for a signed archive, the signed metadata), whatever the
+// verifier decided to hash.
 #ifndef MLFKIT_LOADER_HOST_ARCHIVE_CAPTURE_H_
 #define MLFKIT_LOADER_HOST_ARCHIVE_CAPTURE_H_
 
@@ -30,8 +35,8 @@ class ArchiveCapture : public MemberConsumer {
   // Modules that have a host library for this machine, and those whose
   // sources must be compiled.
   bool HasLibraryFor(const std::string& module) const { return library_of_.count(module) > 0; }
-  // The sealed memfd of the module's library (HasLibraryFor is true).
-  int LibraryFd(const std::string& module) const;
+  // The sealed image of the module's library (HasLibraryFor is true).
+  const CodeImage& Library(const std::string& module) const;
   const std::string& LibraryPath(const std::string& module) const { return library_of_.at(module); }
   // Files under codegen/host/ (sources and headers), for compiling; for TVM
   // archives also a bundled runtime/include/ (TVM's standalone C runtime).
@@ -53,7 +58,8 @@ class ArchiveCapture : public MemberConsumer {
   bool stage_sources_ = false;
   bool stage_tvm_runtime_ = false;
 
-  std::map<std::string, std::unique_ptr<MemoryFile>> libraries_;
+  std::map<std::string, std::string> library_sha256_;  // library member -> listed digest
+  std::map<std::string, std::unique_ptr<CodeImage>> libraries_;
   std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;
   std::vector<StagedFile> staged_;
   std::map<std::string, std::string> tvm_graph_;  // wanted members -> bytes

@@ -35,13 +35,24 @@ class LibraryLoader {
     verify.require_signature = options_.require_signature;
     verify.limits = options_.limits;
     verify.accept_tvm = true;
-    const VerificationMemo memo(CacheDir());
-    if (options_.use_verification_memo) verify.trusted_metadata_sha256 = memo.Lookup(fd_);
+    verify.progress = options_.progress;
+    // The identity before anything is read: the memo records it only if it
+    // is unchanged once every digest has been checked.
+    const std::optional<FileIdentity> before =
+        options_.use_verification_memo ? VerificationMemo::Identify(fd_) : std::nullopt;
+    if (before) {
+      MLF_ASSIGN_OR_RETURN(const PrivateCacheDir* cache, Cache(/*create=*/false));
+      if (cache != nullptr) verify.trusted_metadata_sha256 = VerificationMemo(*cache).Lookup(*before);
+    }
     // Through the descriptor: the file verified is the file mapped.
     MLF_ASSIGN_OR_RETURN(VerifyReport report,
                          VerifyArchive("/proc/self/fd/" + std::to_string(fd_), verify, &capture));
-    if (options_.use_verification_memo && report.digests_checked) {
-      memo.Record(fd_, report.metadata_sha256);
+    if (before && before->settled && report.digests_checked) {
+      // Not being able to create the cache only costs the next open a rehash.
+      Result<const PrivateCacheDir*> cache = Cache(/*create=*/true);
+      if (cache.ok() && *cache != nullptr) {
+        VerificationMemo(**cache).Record(*before, fd_, report.metadata_sha256);
+      }
     }
     library_->digests_checked_ = report.digests_checked;
     library_->metadata_ = std::move(report.metadata);
@@ -57,37 +68,48 @@ class LibraryLoader {
   Result<SharedObject*> LoadCode(const std::string& module, ArchiveCapture& capture) {
     std::unique_ptr<SharedObject> object;
     if (capture.HasLibraryFor(module)) {
-      MLF_ASSIGN_OR_RETURN(object, SharedObject::OpenMemoryFile(capture.LibraryFd(module),
-                                                                "'" + capture.LibraryPath(module) + "'"));
+      MLF_ASSIGN_OR_RETURN(object, SharedObject::Load(capture.Library(module),
+                                                      "'" + capture.LibraryPath(module) + "'"));
       library_->code_origin_[module] = "archive";
     } else {
-      MLF_ASSIGN_OR_RETURN(std::string so, CompileModule(module, capture));
-      MLF_ASSIGN_OR_RETURN(object, SharedObject::OpenFile(so, "compiled for module '" + module + "'"));
+      MLF_ASSIGN_OR_RETURN(HostLibrary compiled, CompileModule(module, capture));
+      MLF_ASSIGN_OR_RETURN(object, SharedObject::Load(*compiled.image,
+                                                      "compiled for module '" + module + "'"));
     }
     library_->objects_.push_back(std::move(object));
     return library_->objects_.back().get();
   }
 
-  std::string CacheDir() const {
-    return options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir;
+  // The private cache directory, opened and checked once (compile_cache.h);
+  // nullptr when none is configured, or when it does not exist and `create`
+  // is false.
+  Result<const PrivateCacheDir*> Cache(bool create) {
+    if (cache_) return &*cache_;
+    const std::optional<CacheLocation> where =
+        options_.cache_dir.empty() ? DefaultCacheLocation()
+                                   : std::optional<CacheLocation>(CacheLocation{options_.cache_dir, ""});
+    if (!where) return nullptr;
+    MLF_ASSIGN_OR_RETURN(cache_, PrivateCacheDir::Open(*where, create));
+    if (!cache_) return nullptr;
+    return &*cache_;
   }
 
-  Result<std::string> CompileModule(const std::string& module, ArchiveCapture& capture) {
+  Result<HostLibrary> CompileModule(const std::string& module, ArchiveCapture& capture) {
     const ModuleMetadata& m = library_->metadata_.modules.at(module);
     return CompileCached(module, capture.staged_files(), m.sources, options_.build);
   }
 
-  Result<std::string> CompileCached(const std::string& module, const std::vector<StagedFile>& files,
+  Result<HostLibrary> CompileCached(const std::string& module, const std::vector<StagedFile>& files,
                                     const std::vector<std::string>& sources,
                                     const HostBuildConfig& config) {
-    const std::string cache = CacheDir();
-    MLF_ASSIGN_OR_RETURN(std::string key, HostLibraryCacheKey(files, sources, config));
-    const bool cached = access((cache + "/host-libs/" + key + ".so").c_str(), R_OK) == 0;
-    Result<std::string> so = CachedHostLibrary(cache, files, sources, config);
-    if (!so.ok()) return so.status().WithContext("module '" + module + "' has no host library for " +
-                                                 HostTriple() + " and compiling its sources failed");
-    library_->code_origin_[module] = cached ? "cache" : "compiled";
-    return so;
+    MLF_ASSIGN_OR_RETURN(const PrivateCacheDir* cache, Cache(/*create=*/true));
+    Result<HostLibrary> library = CachedHostLibrary(cache, files, sources, config);
+    if (!library.ok()) {
+      return library.status().WithContext("module '" + module + "' has no host library for " +
+                                          HostTriple() + " and compiling its sources failed");
+    }
+    library_->code_origin_[module] = library->from_cache ? "cache" : "compiled";
+    return library;
   }
 
   // A TVM module: compiled with the compatibility layer, or refused with the
@@ -105,9 +127,10 @@ class LibraryLoader {
       return Status::Ok();
     }
     const TvmHostBuild& build = *made;
-    MLF_ASSIGN_OR_RETURN(std::string so, CompileCached(name, build.files, build.sources, build.config));
+    MLF_ASSIGN_OR_RETURN(HostLibrary compiled,
+                         CompileCached(name, build.files, build.sources, build.config));
     MLF_ASSIGN_OR_RETURN(std::unique_ptr<SharedObject> object,
-                         SharedObject::OpenFile(so, "compiled for module '" + name + "'"));
+                         SharedObject::Load(*compiled.image, "compiled for module '" + name + "'"));
     MLF_ASSIGN_OR_RETURN(void* run_fn, object->Symbol(build.entry_symbol));
     MLF_ASSIGN_OR_RETURN(void* last_error, object->Symbol(tvm_compat::kLastErrorSymbol));
     ModuleBinding& b = library_->bindings_[name];
@@ -178,6 +201,7 @@ class LibraryLoader {
   const LoadOptions& options_;
   std::shared_ptr<ModelLibrary> library_;
   std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;
+  std::optional<PrivateCacheDir> cache_;
   int fd_ = -1;
 };
 

@@ -5,13 +5,18 @@
 //   1. structure, metadata.json (schema and rules) and the signature policy
 //      (artifact/verify.h: with a key configured an unsigned or wrongly
 //      signed archive is refused before any other member is read);
-//   2. the SHA-256 of every member (unless the verification memo vouches for
-//      this unchanged file, see verification_memo.h), while the members the loader needs are
-//      captured: the host library into a sealed memfd, parameters (see
-//      below), and, when the archive has no library for this host, the
-//      sources, which are compiled once into a content-addressed cache;
-//   3. only then dlopen, followed by the ABI check of every module
-//      (tvmgen_<mod>_metadata() against metadata.json).
+//   2. the SHA-256 of every member (parameter blobs excepted when the
+//      verification memo vouches for this unchanged file, see
+//      verification_memo.h; code never), while the members the loader needs
+//      are captured: the host library into a memfd, hashed as it is copied
+//      and sealed only when its digest is the one metadata.json lists (the
+//      signed one, under a key), parameters (see below), and, when the
+//      archive has no library for this host, the sources, which are
+//      compiled once into the private content-addressed cache
+//      (compile_cache.h);
+//   3. only then dlopen of the sealed memfd (shared_object.h: the bytes
+//      mapped are the bytes hashed), followed by the ABI check of every
+//      module (tvmgen_<mod>_metadata() against metadata.json).
 // The archive is opened once and read through that descriptor, so replacing
 // the file meanwhile cannot swap verified content for unverified content.
 //
@@ -32,6 +37,7 @@
 #ifndef MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
 #define MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -52,11 +58,17 @@ struct LoadOptions {
   std::optional<std::string> public_key_pem;
   // Refuse unsigned archives even without a key (the signer is not proven).
   bool require_signature = false;
-  // Where compiled host libraries are cached; empty: DefaultCacheDir().
+  // Where compiled host libraries and the verification memo are kept: a
+  // private directory (compile_cache.h; refused when another user owns it
+  // or it grants group or other access). Empty: DefaultCacheLocation(), or
+  // none at all when no variable names one.
   std::string cache_dir;
-  // Skip rehashing members of an archive file that this user has fully
-  // verified before and that has not changed since (verification_memo.h).
+  // Skip rehashing the parameter blobs of an archive file that this user has
+  // fully verified before and that has not changed since
+  // (verification_memo.h). Code is hashed on every open regardless.
   bool use_verification_memo = true;
+  // Called as member data is checked (artifact/verify.h VerifyOptions::progress).
+  std::function<void(uint64_t done, uint64_t total)> progress;
   // How archives without a host library are compiled.
   HostBuildConfig build;
   ReaderLimits limits;
@@ -80,7 +92,7 @@ class ModelLibrary : public std::enable_shared_from_this<ModelLibrary> {
   Result<std::unique_ptr<AotExecutor>> CreateExecutor(const std::string& module) const;
 
   // Whether Open() recomputed every member digest (false: the verification
-  // memo vouched for this unchanged file).
+  // memo vouched for this unchanged file's parameter blobs).
   bool digests_checked() const { return digests_checked_; }
 
   // How the host code was obtained for `module`: "archive" (the shipped
