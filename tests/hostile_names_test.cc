@@ -48,11 +48,12 @@ using json = nlohmann::json;
 
 constexpr char kRlo[] = "\xe2\x80\xae";  // U+202E RIGHT-TO-LEFT OVERRIDE
 
-// Names that are allowed everywhere a name may hold printable text. They
-// differ in their first character class-free prefix when used as tensor
-// names (see Tensor()), so their C names stay distinct.
+// Names that are allowed everywhere a name may hold printable text. As
+// tensor names they get a prefix "i<k> " (YamlModel, OnnxModel), which keeps
+// their C names distinct.
 std::vector<std::string> PrintableCorpus(size_t long_length) {
-  return {"c */ int pwned; /* d",
+  // Out of its comment, the first would stop every build.
+  return {"c */ _Static_assert(0, \"name left its comment\"); /* d",
           "q\"uote",
           "back\\slash",
           "$(touch MARKER)",
