@@ -8,8 +8,9 @@
 //   YAML model name, node, input, output and parameter names;
 //   ONNX graph name and strings, node, input, output and initializer names;
 //   TVM model_name (v5) and module keys (v7);
-//   version-8 metadata strings (descriptions, model and operator names,
-//   tensor names) written by hand and packed with `mlf pack`;
+//   version-8 metadata strings (description, model and operator names;
+//   tensor and operator names for the refusals) written by hand and packed
+//   with `mlf pack`;
 //   tar member names.
 //
 // For each field one archive carries every printable name at once; each
@@ -22,7 +23,6 @@
 // output carries no control byte (other than \n and \t), DEL, C1 control or
 // bidi override/isolate, and --json output is valid, ASCII-only JSON.
 #include <onnx/onnx_pb.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -392,7 +392,7 @@ TEST_F(HostileNamesTest, YamlRefusesControlCharactersKeywordsCaseClashesAndLongN
     EXPECT_TRUE(r.err.size() > why.size() && r.err.compare(r.err.size() - why.size(), why.size(), why) == 0) << r.err;
     ExpectTerminalSafe("export", r);
   }
-  // C keywords as input and output names.
+  // C keywords as output names (the ONNX test has them as input names).
   for (const std::string keyword : {"int", "restrict"}) {
     const std::string model = dir_ + "/m" + std::to_string(n++) + ".yaml";
     WriteFile(model, SmallYaml("output", keyword));
