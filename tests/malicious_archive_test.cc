@@ -27,6 +27,7 @@
 // different archives to the two reads), fixed by the single-pass unpack.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -742,19 +743,45 @@ class FifoServer {
       ADD_FAILURE() << "mkfifo " << path_ << ": " << std::strerror(errno);
       return;
     }
+    // Readers' closes of the FIFO, watched from before the first open.
+    closes_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (closes_fd_ < 0 || inotify_add_watch(closes_fd_, path_.c_str(), IN_CLOSE_NOWRITE) < 0) {
+      ADD_FAILURE() << "inotify on " << path_ << ": " << std::strerror(errno);
+      return;
+    }
     thread_ = std::thread([this] { Loop(); });
   }
   ~FifoServer() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
+    if (closes_fd_ >= 0) close(closes_fd_);
     unlink(path_.c_str());
   }
   // How many readers opened the FIFO (at most payloads + 1).
   int opens() const { return opens_; }
 
  private:
+  // Waits until readers have closed the FIFO `count` times in all (or stop).
+  void WaitForReaderCloses(int count) {
+    while (!stop_ && reader_closes_ < count) {
+      pollfd p{closes_fd_, POLLIN, 0};
+      if (poll(&p, 1, 10) <= 0) continue;
+      alignas(inotify_event) char buf[4096];
+      const ssize_t n = read(closes_fd_, buf, sizeof buf);
+      for (ssize_t off = 0; off < n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buf + off);
+        if (e->mask & IN_CLOSE_NOWRITE) ++reader_closes_;
+        off += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      }
+    }
+  }
+
   void Loop() {
     for (size_t i = 0; !stop_; ++i) {
+      // Payload i goes to a reader that opens the path after i closes: a
+      // reader still reading its stream to the end never gets the next
+      // payload appended to it, however late it closes.
+      WaitForReaderCloses(static_cast<int>(i));
       int fd = -1;
       while (!stop_ && (fd = open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));  // ENXIO: no reader yet
@@ -788,6 +815,8 @@ class FifoServer {
   std::vector<std::string> payloads_;
   std::atomic<bool> stop_{false};
   std::atomic<int> opens_{0};
+  int closes_fd_ = -1;
+  int reader_closes_ = 0;
   std::thread thread_;
 };
 
