@@ -145,6 +145,12 @@ class NameTable {
   }
 
   Status AddModule(const std::string& module) {
+    if (module.size() > kMaxModuleNameBytes) {
+      return InvalidArgument("module " + QuoteName(module.substr(0, 40) + "...") + " has a name of " +
+                             std::to_string(module.size()) + " bytes; module names become file " +
+                             "names and may be at most " + std::to_string(kMaxModuleNameBytes) +
+                             " bytes");
+    }
     const std::string c = SanitizeCName(module);
     const Owner owner{Owner::kModule, module, "", c};
     MLF_RETURN_IF_ERROR(Claim({"c:" + c, "the C name " + QuoteName(c), true}, owner));

@@ -9,7 +9,10 @@
 //   - the header guard TVMGEN_<C>_H_ and, on a case-insensitive file system,
 //     every file name: two modules whose C names differ only in case are
 //     refused;
-//   - the macros TVMGEN_<C>_WORKSPACE_SIZE and TVMGEN_<C>_CONSTANTS_SIZE.
+//   - the macros TVMGEN_<C>_WORKSPACE_SIZE and TVMGEN_<C>_CONSTANTS_SIZE;
+//   - `m` is at most kMaxModuleNameBytes long: its C name becomes file names
+//     (tvmgen_<c>.h, mlf_tvm_operators_<c>.c, ...) that must stay within the
+//     255 bytes a file name may have.
 // For each input and output with C name `t` (the struct member, the
 // `DIR/<t>.npy` file of mlf run):
 //   - `t` is unique within its module;
@@ -32,6 +35,7 @@
 #ifndef MLFKIT_ARTIFACT_NAME_CLASH_H_
 #define MLFKIT_ARTIFACT_NAME_CLASH_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +44,11 @@
 #include "artifact/status.h"
 
 namespace mlf {
+
+// The longest module name accepted (bytes): the longest prefix and suffix the
+// tools add to a C name (mlf_tvm_operators_<c>.c, tvmgen_<c>_lib0.c, ...) fit
+// in the remaining 55 of the 255 bytes of a file name.
+inline constexpr size_t kMaxModuleNameBytes = 200;
 
 // Every rule above over all modules of `metadata` and their inputs and outputs.
 Status CheckGeneratedNames(const Metadata& metadata);

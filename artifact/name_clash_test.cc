@@ -67,6 +67,21 @@ TEST(NameClashTest, ModulesWithOneCName) {
   EXPECT_TRUE(CheckModuleNameClashes({"a_b", "a_c"}).ok());
 }
 
+// A module's C name becomes file names (tvmgen_<c>.h): 300 bytes would fail
+// only when the first file is written, naming a temporary path.
+TEST(NameClashTest, ModuleNamesAreAtMost200Bytes) {
+  EXPECT_TRUE(CheckModuleNameClashes({std::string(200, 'a')}).ok());
+  EXPECT_EQ(CheckModuleNameClashes({std::string(300, 'a')}).message(),
+            "module '" + std::string(40, 'a') +
+                "...' has a name of 300 bytes; module names become file names and may be at "
+                "most 200 bytes");
+  Metadata md;
+  md.modules[std::string(201, 'm')] = Module({"x"}, {"y"});
+  EXPECT_EQ(Check(md), "module '" + std::string(40, 'm') +
+                           "...' has a name of 201 bytes; module names become file names and may "
+                           "be at most 200 bytes");
+}
+
 TEST(NameClashTest, ModulesThatDifferOnlyInCase) {
   Metadata md;
   md.modules["a"] = Module({"x"}, {"y"});

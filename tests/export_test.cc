@@ -204,6 +204,11 @@ TEST_F(ExportTest, NamesThatCollideInGeneratedCAreRefused) {
       // L6: not "duplicate member": the C-name clash, as docs/archive-format.md says.
       {{dir_ + "/m.yaml:a-b", dir_ + "/m.yaml:a_b"},
        "modules 'a-b' and 'a_b' both map to the C name 'a_b'"},
+      // A name longer than a file name may be failed when tvmgen_<name>.h was written.
+      {{dir_ + "/m.yaml:" + std::string(300, 'a')},
+       "module '" + std::string(40, 'a') +
+           "...' has a name of 300 bytes; module names become file names and may be at most 200 "
+           "bytes"},
   };
   for (const Case& c : cases) {
     for (bool host_lib : {true, false}) {

@@ -576,8 +576,9 @@ void WriteOperatorArchive(const std::string& path, const std::string& name) {
 TEST_F(HostileNamesTest, TvmModelNameCarryingEveryName) {
   // The model name is the module's name, whose C name names files of the
   // host build and the project (mlf_tvm_operators_<c>.c): the long name is
-  // kept short enough for a file name (4000 bytes: refused, below).
-  const std::vector<std::string> corpus = PrintableCorpus(64);
+  // kept short enough that the whole name stays within the 200 bytes a module
+  // name may have (artifact/name_clash.h; 4000 bytes: refused, below).
+  const std::vector<std::string> corpus = PrintableCorpus(40);
   const std::string name = Join(corpus, " ");
   const std::string archive = dir_ + "/op.tar";
   WriteOperatorArchive(archive, name);
