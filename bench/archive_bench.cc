@@ -53,8 +53,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/pack.h"
-#include "artifact/verify.h"
+#include "artifact/archive/pack.h"
+#include "artifact/archive/verify.h"
 
 extern char** environ;
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/tensor_values.h"
+#include "artifact/format/tensor_values.h"
 #include "codegen/archive_export.h"
 #include "codegen/compiler.h"
 #include "codegen/frontend/onnx_frontend.h"

@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "artifact/host_build.h"
+#include "artifact/toolchain/host_build.h"
 #include "codegen/archive_export.h"
 #include "codegen/c_interface.h"
 #include "loader/host/model_library.h"

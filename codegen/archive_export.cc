@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "artifact/name_clash.h"
-#include "artifact/scratch_dir.h"
+#include "artifact/format/name_clash.h"
+#include "artifact/base/scratch_dir.h"
 #include "codegen/c_interface.h"
 #include "schemas/embedded.h"
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "artifact/host_build.h"
-#include "artifact/metadata.h"
-#include "artifact/pack.h"
-#include "artifact/status.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/metadata.h"
+#include "artifact/archive/pack.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

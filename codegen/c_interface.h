@@ -1,6 +1,6 @@
 // Emits the C interface of a compiled module (generated-code ABI version 1,
 // schemas/model_abi.h): the header tvmgen_<mod>.h and a source defining
-// tvmgen_<mod>_metadata(). The text comes from artifact/c_interface.h, which
+// tvmgen_<mod>_metadata(). The text comes from artifact/format/c_interface.h, which
 // mlf upgrade uses too, so every code path that produces an archive gives
 // the same interface for the same metadata.
 #ifndef MLFKIT_CODEGEN_C_INTERFACE_H_
@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/dtype.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf {
 namespace {

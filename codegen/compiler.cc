@@ -1,6 +1,6 @@
 #include "codegen/compiler.h"
 
-#include "artifact/name_clash.h"
+#include "artifact/format/name_clash.h"
 #include "codegen/emit/module_emitter.h"
 #include "codegen/passes/constant_folding.h"
 #include "codegen/passes/fusion.h"

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/archive_export.h"
 #include "codegen/ir/graph.h"
 

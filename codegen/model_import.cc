@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "artifact/digest.h"
+#include "artifact/base/digest.h"
 #include "codegen/frontend/onnx_frontend.h"
 #include "codegen/frontend/yaml_frontend.h"
 

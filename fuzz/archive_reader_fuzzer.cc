@@ -5,7 +5,7 @@
 //   - names are normalised: relative, no "." / ".." / empty components.
 #include <string>
 
-#include "artifact/archive_reader.h"
+#include "artifact/archive/archive_reader.h"
 #include "fuzz/fuzz_target.h"
 #include "fuzz/input_file.h"
 #include "fuzz/limits.h"

@@ -4,7 +4,7 @@
 #ifndef MLFKIT_FUZZ_LIMITS_H_
 #define MLFKIT_FUZZ_LIMITS_H_
 
-#include "artifact/archive_reader.h"
+#include "artifact/archive/archive_reader.h"
 
 namespace mlf::fuzz {
 

@@ -8,7 +8,7 @@
 #                           archive (ustar, pax, gnu, v7; directories, a long
 #                           name), and the TVM fixture archives (seed_gen tvm)
 #   metadata                metadata.json of each archive, examples/tiny_dense's
-#                           (no files table), artifact/testdata/example_metadata.json,
+#                           (no files table), artifact/format/testdata/example_metadata.json,
 #                           the TVM fixtures' (versions 5-7)
 #   tvm_params, npy         seed_gen (fuzz/seed_gen.cc)
 #   tvm_graph               the TVM graph fixtures: graph JSON, NUL, .params
@@ -89,7 +89,7 @@ for a in "$archives"/tiny_dense.tar "$archives"/tiny_dense_signed.tar "$archives
 done
 tar --zstd -xOf "$archives/tiny_cnn_linked.tar.zst" metadata.json >"$out/metadata/tiny_cnn_linked.json"
 cp examples/tiny_dense/metadata.json "$out/metadata/for_packing.json"
-cp artifact/testdata/example_metadata.json "$out/metadata/example_metadata.json"
+cp artifact/format/testdata/example_metadata.json "$out/metadata/example_metadata.json"
 cp "$work"/tvm/*.metadata.json "$out/metadata/"
 cp "$work"/tvm/*.graph "$out/tvm_graph/"
 

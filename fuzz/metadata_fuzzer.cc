@@ -10,7 +10,7 @@
 // file list (only whole-archive readers fill it in).
 #include <string>
 
-#include "artifact/metadata.h"
+#include "artifact/format/metadata.h"
 #include "fuzz/fuzz_target.h"
 
 namespace {

@@ -3,7 +3,7 @@
 // output parses back to the same dtype, shape and data.
 #include <string>
 
-#include "artifact/npy.h"
+#include "artifact/format/npy.h"
 #include "fuzz/fuzz_target.h"
 
 MLF_FUZZ_TARGET(npy) {

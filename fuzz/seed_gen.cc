@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "artifact/dtype.h"
-#include "artifact/npy.h"
-#include "artifact/tvm_params.h"
+#include "artifact/format/dtype.h"
+#include "artifact/format/npy.h"
+#include "artifact/format/tvm_params.h"
 #include "fuzz/test_key.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "artifact/tvm_params.h"
+#include "artifact/format/tvm_params.h"
 #include "fuzz/fuzz_target.h"
 #include "loader/tvm_compat/graph_plan.h"
 #include "loader/tvm_compat/graph_source.h"

@@ -9,7 +9,7 @@
 //     (+ signature).
 #include <string>
 
-#include "artifact/verify.h"
+#include "artifact/archive/verify.h"
 #include "fuzz/fuzz_target.h"
 #include "fuzz/input_file.h"
 #include "fuzz/limits.h"

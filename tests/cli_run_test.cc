@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/dtype.h"
-#include "artifact/npy.h"
-#include "artifact/signature.h"
+#include "artifact/format/dtype.h"
+#include "artifact/format/npy.h"
+#include "artifact/archive/signature.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
@@ -292,7 +292,7 @@ TEST_F(CliRunTest, RandomInputsAreReproducibleAndDependOnTheSeed) {
     EXPECT_EQ(ReadFile(dir_ + "/s7a" + file), ReadFile(dir_ + "/s7b" + file)) << file;
   }
   EXPECT_NE(ReadFile(dir_ + "/s7a/sum.npy"), ReadFile(dir_ + "/s8/sum.npy"));
-  // Random int32 b lies in [-10, 10] (artifact/tensor_values.h), so |stats[1]| <= 30.
+  // Random int32 b lies in [-10, 10] (artifact/format/tensor_values.h), so |stats[1]| <= 30.
   NpyArray stats = ReadNpy(dir_ + "/s7a/stats.npy");
   ASSERT_EQ(Values<int64_t>(stats).size(), 2u);
   EXPECT_LE(std::abs(Values<int64_t>(stats)[1]), 30);

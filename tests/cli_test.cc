@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/digest.h"
-#include "artifact/signature.h"
+#include "artifact/base/digest.h"
+#include "artifact/archive/signature.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 

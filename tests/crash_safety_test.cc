@@ -6,7 +6,7 @@
 //   - the complete new archive: byte-identical to an uninterrupted run's output
 //     (the writers are deterministic) and accepted by VerifyArchive;
 // never a partial file. A run that exits 0 before the kill must have left the
-// complete new archive. All writers go through artifact/atomic_file.h.
+// complete new archive. All writers go through artifact/base/atomic_file.h.
 //
 // The delays are uniform in [0, the operation's duration], measured by one
 // uninterrupted run, from a fixed PRNG seed: the same kill schedule each run
@@ -15,11 +15,11 @@
 // Left behind, because SIGKILL runs no destructor (counted, printed and
 // recorded as test properties):
 //   - `.<name>.tmp.XXXXXX` next to the destination: rare, the temporary file
-//     is unnamed until the instant before its rename (artifact/atomic_file.h);
+//     is unnamed until the instant before its rename (artifact/base/atomic_file.h);
 //   - scratch directories in $TMPDIR of an export killed while building its
 //     host library (`mlf-export-*`, `mlf-build-*`) or of an upgrade
 //     (`mlf-upgrade-*`). The next writer removes them once they are a minute
-//     old (artifact/scratch_dir.h); the test asserts that each one is
+//     old (artifact/base/scratch_dir.h); the test asserts that each one is
 //     unlocked, i.e. recognised as abandoned, by removing them the same way
 //     without the minute.
 #include <dirent.h>
@@ -47,10 +47,10 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/digest.h"
-#include "artifact/scratch_dir.h"
-#include "artifact/signature.h"
-#include "artifact/verify.h"
+#include "artifact/base/digest.h"
+#include "artifact/base/scratch_dir.h"
+#include "artifact/archive/signature.h"
+#include "artifact/archive/verify.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"

@@ -1,7 +1,7 @@
 // What `mlf` prints for names that carry terminal control: escape sequences,
 // carriage returns and newlines, C1 controls, bidi overrides and invalid
 // UTF-8 in descriptions and tar member names. Human-readable output and error
-// messages show them escaped (artifact/display_text.h) — a member named
+// messages show them escaped (artifact/base/display_text.h) — a member named
 // "codegen/\x1b[2K\rverified OK\n" once painted a fake "verified OK" line —
 // and --json output stays valid JSON, ASCII only, with the original strings.
 #include <functional>
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/digest.h"
+#include "artifact/base/digest.h"
 #include "tests/run_command.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"

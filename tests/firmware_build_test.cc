@@ -13,7 +13,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "artifact/subprocess.h"
+#include "artifact/base/subprocess.h"
 #include "codegen/compiler.h"
 #include "codegen/frontend/yaml_frontend.h"
 #include "loader/firmware/project.h"

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "artifact/sign.h"
-#include "artifact/signature.h"
+#include "artifact/archive/sign.h"
+#include "artifact/archive/signature.h"
 #include "loader/firmware/testing/firmware_testing.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/run_command.h"

@@ -6,10 +6,10 @@
 
 #include <set>
 
-#include "artifact/archive_reader.h"
-#include "artifact/npy.h"
-#include "artifact/sign.h"
-#include "artifact/signature.h"
+#include "artifact/archive/archive_reader.h"
+#include "artifact/format/npy.h"
+#include "artifact/archive/sign.h"
+#include "artifact/archive/signature.h"
 #include "loader/firmware/project.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/test_files.h"

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/pack.h"
-#include "artifact/unpack.h"
+#include "artifact/archive/pack.h"
+#include "artifact/archive/unpack.h"
 #include "loader/host/model_library.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/test_files.h"

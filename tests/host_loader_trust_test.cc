@@ -19,10 +19,10 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/archive_reader.h"
-#include "artifact/digest.h"
-#include "artifact/sign.h"
-#include "artifact/signature.h"
+#include "artifact/archive/archive_reader.h"
+#include "artifact/base/digest.h"
+#include "artifact/archive/sign.h"
+#include "artifact/archive/signature.h"
 #include "loader/host/compile_cache.h"
 #include "loader/host/model_library.h"
 #include "loader/host/verification_memo.h"

@@ -28,7 +28,7 @@ using json = nlohmann::json;
 // opens a comment again to swallow the rest of the line.
 constexpr char kInjection[] =
     "r */ __attribute__((constructor)) static void pwn(void){ __builtin_puts(\"INJECTED\"); } /*";
-// kInjection as C comment text (artifact/c_text.h).
+// kInjection as C comment text (artifact/base/c_text.h).
 constexpr char kInjectionEscaped[] =
     "r *\\x2f __attribute__((constructor)) static void pwn(void){ __builtin_puts(\"INJECTED\"); } "
     "/\\x2a";

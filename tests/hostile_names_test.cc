@@ -35,7 +35,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/digest.h"
+#include "artifact/base/digest.h"
 #include "tests/run_command.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"
@@ -577,7 +577,7 @@ TEST_F(HostileNamesTest, TvmModelNameCarryingEveryName) {
   // The model name is the module's name, whose C name names files of the
   // host build and the project (mlf_tvm_operators_<c>.c): the long name is
   // kept short enough that the whole name stays within the 200 bytes a module
-  // name may have (artifact/name_clash.h; 4000 bytes: refused, below).
+  // name may have (artifact/format/name_clash.h; 4000 bytes: refused, below).
   const std::vector<std::string> corpus = PrintableCorpus(40);
   const std::string name = Join(corpus, " ");
   const std::string archive = dir_ + "/op.tar";

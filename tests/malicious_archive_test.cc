@@ -50,10 +50,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/archive_reader.h"
-#include "artifact/digest.h"
-#include "artifact/pack.h"
-#include "artifact/signature.h"
+#include "artifact/archive/archive_reader.h"
+#include "artifact/base/digest.h"
+#include "artifact/archive/pack.h"
+#include "artifact/archive/signature.h"
 #include "tests/run_command.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"
@@ -822,7 +822,7 @@ class FifoServer {
 
 // `mlf unpack` must extract exactly the bytes it verified. An implementation
 // that verifies in one pass and re-opens the path to extract (as cmd_unpack.cc
-// did before artifact/unpack.h) extracts whatever is behind the path by then:
+// did before artifact/archive/unpack.h) extracts whatever is behind the path by then:
 // here a FIFO serves a signed archive to the first open and an unsigned,
 // modified one to any second open, with --key given.
 TEST_F(MaliciousArchiveTest, UnpackExtractsOnlyWhatItVerified) {

@@ -1,6 +1,6 @@
 // Version-8 archives written by hand (tests/tar_builder.h, with correct
 // digests) whose input and output names collide in generated C or take a
-// reserved name. Before artifact/name_clash.h such archives verified; now
+// reserved name. Before artifact/format/name_clash.h such archives verified; now
 // `mlf verify` fails naming both names, and `mlf run` and `mlf project`
 // refuse them before compiling anything (docs/archive-format.md, "Names").
 #include <functional>
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/digest.h"
+#include "artifact/base/digest.h"
 #include "tests/run_command.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"

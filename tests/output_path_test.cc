@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/npy.h"
+#include "artifact/format/npy.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 

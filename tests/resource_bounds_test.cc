@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/archive_reader.h"
+#include "artifact/archive/archive_reader.h"
 #include "tests/run_command.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"

@@ -1,5 +1,5 @@
 // File-system helpers for the command-line tests: those of
-// artifact/testing/test_files.h (scratch directories under $TEST_TMPDIR,
+// artifact/base/testing/test_files.h (scratch directories under $TEST_TMPDIR,
 // whole-file reads and writes, copies and recursive listings), named in
 // namespace mlf, and the bundled example model.
 #ifndef MLFKIT_TESTS_TEST_FILES_H_
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "artifact/testing/test_files.h"
+#include "artifact/base/testing/test_files.h"
 
 namespace mlf {
 

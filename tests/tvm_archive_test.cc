@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/read_metadata.h"
-#include "artifact/verify.h"
+#include "artifact/archive/read_metadata.h"
+#include "artifact/archive/verify.h"
 #include "loader/host/model_library.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"

@@ -16,10 +16,10 @@
 #include <sstream>
 
 
-#include "artifact/host_build.h"
-#include "artifact/npy.h"
-#include "artifact/subprocess.h"
-#include "artifact/verify.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/npy.h"
+#include "artifact/base/subprocess.h"
+#include "artifact/archive/verify.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
 #include "loader/firmware/testing/firmware_testing.h"

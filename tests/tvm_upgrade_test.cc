@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/npy.h"
-#include "artifact/read_metadata.h"
-#include "artifact/verify.h"
+#include "artifact/format/npy.h"
+#include "artifact/archive/read_metadata.h"
+#include "artifact/archive/verify.h"
 #include "loader/host/model_library.h"
 #include "loader/tvm_upgrade/upgrade.h"
 #include "tests/run_command.h"

@@ -15,7 +15,7 @@
 #include <map>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::emit {

@@ -5,9 +5,9 @@
 #include <set>
 #include <sstream>
 
-#include "artifact/c_name.h"
-#include "artifact/c_text.h"
-#include "artifact/param_blob.h"
+#include "artifact/format/c_name.h"
+#include "artifact/base/c_text.h"
+#include "artifact/format/param_blob.h"
 #include "codegen/emit/memory_plan.h"
 #include "codegen/emit/node_function.h"
 #include "codegen/ops/op.h"
@@ -21,7 +21,7 @@ struct Placement {
 };
 
 // Clashing or reserved C names are the compiler's to refuse, with every
-// other generated name (artifact/name_clash.h, codegen/compiler.cc).
+// other generated name (artifact/format/name_clash.h, codegen/compiler.cc).
 Result<std::vector<TensorInfo>> DescribeTensors(const ir::Graph& g, const std::vector<int>& ids) {
   std::vector<TensorInfo> out;
   for (int id : ids) {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "artifact/host_build.h"
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::emit {

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "artifact/c_text.h"
+#include "artifact/base/c_text.h"
 #include "codegen/ops/op.h"
 
 namespace mlf::emit {

@@ -17,7 +17,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "artifact/printable_name.h"
+#include "artifact/base/printable_name.h"
 #include "codegen/frontend/onnx_lowering.h"
 #include "codegen/frontend/onnx_shape_inference.h"
 #include "codegen/frontend/tensor_proto.h"
@@ -58,7 +58,7 @@ std::string FormatOnnxType(const OnnxType& t) {
 
 // Names become tensor and operator names in the archive, text in generated
 // C and in messages: a control character in one is refused before anything
-// else reads the graph (artifact/printable_name.h).
+// else reads the graph (artifact/base/printable_name.h).
 Status CheckNamesPrintable(const onnx::GraphProto& g) {
   auto check = [](const std::string& subject, const std::string& name) {
     return CheckPrintableName(subject, name);

@@ -22,7 +22,7 @@
 //      (onnx_shape_inference.h: libonnx's, with the Conv family's inference
 //      guarded against the rank mismatches it would crash on);
 //      graph inputs must have static shapes (or one in input_shapes), dtypes
-//      from artifact/dtype.h, rank <= max_rank and at most max_elements
+//      from artifact/format/dtype.h, rank <= max_rank and at most max_elements
 //      elements (TensorLimits). Models converted from opset <= 10 get
 //      Upsample/Resize-10's asymmetric coordinates and floor rounding back
 //      on their Resize nodes (the converter drops them);
@@ -46,7 +46,7 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/frontend/tensor_limits.h"
 #include "codegen/ir/graph.h"
 #include "codegen/passes/constant_folding.h"

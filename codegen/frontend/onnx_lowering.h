@@ -36,7 +36,7 @@
 #include <cstdint>
 #include <string>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/frontend/tensor_proto.h"
 #include "codegen/ir/graph.h"
 

@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 
 namespace mlf::frontend {
 

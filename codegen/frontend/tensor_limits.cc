@@ -1,6 +1,6 @@
 #include "codegen/frontend/tensor_limits.h"
 
-#include "artifact/dtype.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf::frontend {
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <string_view>
 
-#include "artifact/dtype.h"
-#include "artifact/status.h"
+#include "artifact/format/dtype.h"
+#include "artifact/base/status.h"
 #include "codegen/frontend/tensor_limits.h"
 #include "codegen/ir/host_tensor.h"
 

@@ -25,11 +25,11 @@
 #include <utility>
 #include <vector>
 
-#include "artifact/dtype.h"
-#include "artifact/json_schema.h"
-#include "artifact/npy.h"
-#include "artifact/printable_name.h"
-#include "artifact/tensor_values.h"
+#include "artifact/format/dtype.h"
+#include "artifact/jsonschema/json_schema.h"
+#include "artifact/format/npy.h"
+#include "artifact/base/printable_name.h"
+#include "artifact/format/tensor_values.h"
 #include "codegen/ops/op.h"
 #include "schemas/embedded.h"
 
@@ -1059,7 +1059,7 @@ const Result<JsonSchema>& ModelSchema() {
 
 // Names become tensor and operator names in the archive and text in
 // generated C: a control character in one is refused with the name shown
-// escaped (artifact/printable_name.h), before the schema, whose pattern says
+// escaped (artifact/base/printable_name.h), before the schema, whose pattern says
 // the same about U+0000-U+001F and U+007F less clearly.
 Status CheckNamesPrintable(const json& doc, const std::string& file, const LineMap& lines) {
   auto check = [&](const std::string& pointer, const std::string& subject, const json& name) {

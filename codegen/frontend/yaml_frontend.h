@@ -46,7 +46,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::frontend {

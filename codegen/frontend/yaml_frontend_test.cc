@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/npy.h"
+#include "artifact/format/npy.h"
 #include "codegen/reference/interpreter.h"
 
 namespace mlf::frontend {

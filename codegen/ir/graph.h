@@ -22,8 +22,8 @@
 #include <variant>
 #include <vector>
 
-#include "artifact/dtype.h"
-#include "artifact/status.h"
+#include "artifact/format/dtype.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/host_tensor.h"
 
 namespace mlf::ir {

@@ -1,6 +1,6 @@
 #include "codegen/ir/host_tensor.h"
 
-#include "artifact/tensor_values.h"
+#include "artifact/format/tensor_values.h"
 
 namespace mlf::ir {
 

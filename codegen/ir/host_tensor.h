@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/dtype.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf::ir {
 

@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::ops {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "artifact/dtype.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf::ops {
 

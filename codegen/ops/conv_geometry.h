@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::ops {

@@ -1,6 +1,6 @@
 // Gather (constant or runtime int32/int64 indices; generated code clamps
 // out-of-range runtime indices instead of reading out of bounds) and
-// Cast / CastLike between every dtype of artifact/dtype.h. Part of the
+// Cast / CastLike between every dtype of artifact/format/dtype.h. Part of the
 // data-movement family registered by RegisterShapeOps.
 //
 // Cast semantics (evaluate and generated code agree):
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <limits>
 
-#include "artifact/tensor_values.h"
+#include "artifact/format/tensor_values.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/shape_util.h"
 

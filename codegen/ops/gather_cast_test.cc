@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/tensor_values.h"
+#include "artifact/format/tensor_values.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/shape_test_util.h"
 #include "codegen/ops/testing/op_harness.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/dtype.h"
-#include "artifact/status.h"
+#include "artifact/format/dtype.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::ops {

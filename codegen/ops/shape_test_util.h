@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/dtype.h"
+#include "artifact/format/dtype.h"
 #include "codegen/emit/node_function.h"
 #include "codegen/ir/host_tensor.h"
 #include "codegen/ops/testing/op_harness.h"

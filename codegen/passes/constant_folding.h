@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::passes {

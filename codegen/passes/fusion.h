@@ -14,7 +14,7 @@
 #ifndef MLFKIT_CODEGEN_PASSES_FUSION_H_
 #define MLFKIT_CODEGEN_PASSES_FUSION_H_
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::passes {

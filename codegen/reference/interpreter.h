@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::reference {

@@ -1,7 +1,7 @@
 #include "loader/firmware/build_files.h"
 
-#include "artifact/cmake_text.h"
-#include "artifact/make_text.h"
+#include "artifact/base/cmake_text.h"
+#include "artifact/base/make_text.h"
 #include "loader/firmware/templates.h"
 
 namespace mlf::firmware {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "artifact/c_name.h"
+#include "artifact/format/c_name.h"
 
 namespace mlf::firmware {
 

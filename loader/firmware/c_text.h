@@ -1,14 +1,14 @@
 // Pieces of generated C and build-file text: byte arrays, element types, and
 // the check that keeps archive paths from injecting anything into a Makefile
-// or CMakeLists.txt. Literals and comments: artifact/c_text.h, included here.
+// or CMakeLists.txt. Literals and comments: artifact/base/c_text.h, included here.
 #ifndef MLFKIT_LOADER_FIRMWARE_C_TEXT_H_
 #define MLFKIT_LOADER_FIRMWARE_C_TEXT_H_
 
 #include <string>
 #include <string_view>
 
-#include "artifact/c_text.h"
-#include "artifact/dtype.h"
+#include "artifact/base/c_text.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf::firmware {
 
@@ -24,7 +24,7 @@ const char* CElementType(DType dtype);
 const char* FormatFunction(DType dtype);
 
 // True when `path` can go into a Makefile and a CMakeLists.txt as is: a safe
-// relative path (artifact/c_name.h) of letters, digits and "_-+./", no
+// relative path (artifact/format/c_name.h) of letters, digits and "_-+./", no
 // component starting with '-'. Anything else could be read by make or cmake
 // as syntax (spaces, '$', '#', ';', quotes), so such archives are refused.
 bool IsBuildSafePath(std::string_view path);

@@ -1,6 +1,6 @@
 #include "loader/firmware/project.h"
 
-#include "artifact/tvm_metadata.h"
+#include "artifact/format/tvm_metadata.h"
 #include "loader/firmware/build_files.h"
 #include "loader/firmware/project_readme.h"
 #include "loader/firmware/project_sources.h"

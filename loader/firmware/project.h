@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/status.h"
-#include "artifact/verify.h"
+#include "artifact/base/status.h"
+#include "artifact/archive/verify.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/project_plan.h"

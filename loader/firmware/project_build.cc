@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "artifact/atomic_file.h"
-#include "artifact/subprocess.h"
+#include "artifact/base/atomic_file.h"
+#include "artifact/base/subprocess.h"
 #include "loader/firmware/project_readme.h"
 
 namespace mlf::firmware {

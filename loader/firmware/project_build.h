@@ -1,6 +1,6 @@
 // Building and running a generated firmware project: drives make or CMake,
 // then QEMU (Cortex-M boards) or the binary itself (host). Tools run without
-// a shell (artifact/subprocess.h), in the project directory, and write only
+// a shell (artifact/base/subprocess.h), in the project directory, and write only
 // under it (build/). Their output is kept quiet unless they fail: a failed
 // build is kFailedPrecondition with the command and the tool's output.
 #ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_BUILD_H_
@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/size_report.h"
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "artifact/tvm_metadata.h"
+#include "artifact/format/tvm_metadata.h"
 
 namespace mlf::firmware {
 namespace {

@@ -1,11 +1,11 @@
 // What a firmware project is made of: an archive's metadata and the members
-// the project needs, read in one verified pass (artifact/verify.h). Nothing
+// the project needs, read in one verified pass (artifact/archive/verify.h). Nothing
 // is returned unless the whole archive verified, so a project is never
 // generated from unverified bytes.
 //
 // Version-8 archives and TVM archives (versions 5-7, read into the same
 // model with ModuleMetadata::tvm set; what verification proves for them is
-// in artifact/verify.h). Members kept: the generated C sources
+// in artifact/archive/verify.h). Members kept: the generated C sources
 // (codegen/host/src/), the headers (codegen/host/include/), parameter
 // blobs (parameters/) and, from TVM archives, the bundled runtime headers
 // (runtime/include/) and graph executor JSON (executor-config/graph/). Host
@@ -17,9 +17,9 @@
 #include <map>
 #include <string>
 
-#include "artifact/metadata.h"
-#include "artifact/status.h"
-#include "artifact/verify.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
+#include "artifact/archive/verify.h"
 
 namespace mlf::firmware {
 

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <set>
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
 #include "loader/firmware/c_text.h"
 
 namespace mlf::firmware {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "loader/firmware/project_plan.h"
 
 namespace mlf::firmware {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
 #include "loader/firmware/c_text.h"
 #include "loader/firmware/templates.h"
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "loader/firmware/project_plan.h"
 
 namespace mlf::firmware {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "artifact/scratch_dir.h"
+#include "artifact/base/scratch_dir.h"
 
 namespace mlf::firmware {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 
 namespace mlf::firmware {
 

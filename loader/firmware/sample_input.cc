@@ -1,8 +1,8 @@
 #include "loader/firmware/sample_input.h"
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
-#include "artifact/npy.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
+#include "artifact/format/npy.h"
 
 namespace mlf::firmware {
 namespace {

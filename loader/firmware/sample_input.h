@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 
 namespace mlf::firmware {
 

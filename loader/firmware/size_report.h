@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 
 namespace mlf::firmware {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 
 namespace mlf::firmware {
 

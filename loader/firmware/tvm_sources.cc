@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "artifact/dtype.h"
+#include "artifact/format/dtype.h"
 #include "loader/firmware/c_text.h"
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"

@@ -2,10 +2,10 @@
 
 #include <set>
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
-#include "artifact/host_build.h"
-#include "artifact/tvm_code.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/tvm_code.h"
 #include "loader/tvm_compat/operator_source.h"
 
 namespace mlf::firmware {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "artifact/dtype.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf {
 namespace {

@@ -35,8 +35,8 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/dtype.h"
-#include "artifact/status.h"
+#include "artifact/format/dtype.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

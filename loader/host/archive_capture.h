@@ -1,5 +1,5 @@
 // The members a ModelLibrary needs, captured while the archive is verified
-// (one pass; see artifact/verify.h MemberConsumer). Nothing captured here may
+// (one pass; see artifact/archive/verify.h MemberConsumer). Nothing captured here may
 // be used unless VerifyArchive then returns Ok.
 //
 // A host library goes into a CodeImage (shared_object.h): hashed as it is
@@ -14,8 +14,8 @@
 #include <set>
 #include <string>
 
-#include "artifact/host_build.h"
-#include "artifact/verify.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/archive/verify.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
 

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "artifact/digest.h"
-#include "artifact/scratch_dir.h"
+#include "artifact/base/digest.h"
+#include "artifact/base/scratch_dir.h"
 
 namespace mlf {
 namespace {

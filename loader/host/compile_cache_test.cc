@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/digest.h"
-#include "artifact/testing/test_files.h"
+#include "artifact/base/digest.h"
+#include "artifact/base/testing/test_files.h"
 
 namespace mlf {
 namespace {

@@ -3,8 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
 #include "loader/host/abi_check.h"
 #include "loader/host/archive_capture.h"
 #include "loader/host/compile_cache.h"

@@ -3,7 +3,7 @@
 // Open() reads the archive once, in this order, and loads no code before
 // all of it has passed:
 //   1. structure, metadata.json (schema and rules) and the signature policy
-//      (artifact/verify.h: with a key configured an unsigned or wrongly
+//      (artifact/archive/verify.h: with a key configured an unsigned or wrongly
 //      signed archive is refused before any other member is read);
 //   2. the SHA-256 of every member (parameter blobs excepted when the
 //      verification memo vouches for this unchanged file, see
@@ -29,7 +29,7 @@
 // threads; CreateExecutor may be called from any thread.
 //
 // TVM archives (metadata versions 5–7) are opened too (verified as
-// artifact/verify.h describes for them, no signature possible): their AOT
+// artifact/archive/verify.h describes for them, no signature possible): their AOT
 // modules with the C interface and graph executor modules are compiled with
 // mlfkit's TVM compatibility layer (loader/host/tvm_module.h); modules that
 // cannot run on this host (operator style, the packed API, another
@@ -45,10 +45,10 @@
 #include <string>
 #include <vector>
 
-#include "artifact/archive_reader.h"
-#include "artifact/host_build.h"
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/archive/archive_reader.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 #include "loader/host/aot_executor.h"
 
 namespace mlf {
@@ -67,7 +67,7 @@ struct LoadOptions {
   // fully verified before and that has not changed since
   // (verification_memo.h). Code is hashed on every open regardless.
   bool use_verification_memo = true;
-  // Called as member data is checked (artifact/verify.h VerifyOptions::progress).
+  // Called as member data is checked (artifact/archive/verify.h VerifyOptions::progress).
   std::function<void(uint64_t done, uint64_t total)> progress;
   // How archives without a host library are compiled.
   HostBuildConfig build;

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

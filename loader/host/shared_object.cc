@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <vector>
 
-#include "artifact/scratch_dir.h"
+#include "artifact/base/scratch_dir.h"
 
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U

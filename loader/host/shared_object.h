@@ -19,8 +19,8 @@
 #include <memory>
 #include <string>
 
-#include "artifact/digest.h"
-#include "artifact/status.h"
+#include "artifact/base/digest.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/digest.h"
-#include "artifact/host_build.h"
-#include "artifact/testing/test_files.h"
+#include "artifact/base/digest.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/base/testing/test_files.h"
 
 namespace mlf {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <dlpack/dlpack.h>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "loader/host/aot_executor.h"
 
 namespace mlf {

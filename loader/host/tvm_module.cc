@@ -3,9 +3,9 @@
 #include <memory>
 #include <optional>
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
-#include "artifact/tvm_archive.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
+#include "artifact/archive/tvm_archive.h"
 #include "loader/tvm_compat/compat.h"
 #include "loader/tvm_compat/graph_source.h"
 #include "loader/tvm_compat/operator_source.h"

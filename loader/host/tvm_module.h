@@ -53,10 +53,10 @@
 #include <string>
 #include <vector>
 
-#include "artifact/archive_reader.h"
-#include "artifact/host_build.h"
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/archive/archive_reader.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 #include "loader/host/aot_executor.h"
 
 namespace mlf {

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <sstream>
 
-#include "artifact/digest.h"
+#include "artifact/base/digest.h"
 
 namespace mlf {
 namespace {

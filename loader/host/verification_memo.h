@@ -3,7 +3,7 @@
 // blob costs ~50 ms to hash; the rest of Open() takes ~1 ms).
 //
 // What the memo may skip: the digests of parameter blobs only
-// (artifact/verify.h, VerifyOptions::trusted_metadata_sha256). Host
+// (artifact/archive/verify.h, VerifyOptions::trusted_metadata_sha256). Host
 // libraries, sources and every other member are hashed on every open, the
 // libraries while they are copied into the sealed memfd that is loaded
 // (shared_object.h); structure, metadata and the signature are checked on
@@ -36,7 +36,7 @@
 #include <optional>
 #include <string>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "loader/host/compile_cache.h"
 
 namespace mlf {

@@ -1,6 +1,6 @@
 #include "loader/tvm_compat/compat.h"
 
-#include "artifact/c_text.h"
+#include "artifact/base/c_text.h"
 #include "loader/tvm_compat/compat_files.h"
 #include "loader/tvm_compat/graph_source.h"
 #include "loader/tvm_compat/operator_source.h"

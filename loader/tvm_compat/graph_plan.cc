@@ -4,9 +4,9 @@
 #include <cctype>
 #include <set>
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
-#include "artifact/tvm_params.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
+#include "artifact/format/tvm_params.h"
 
 namespace mlf::tvm_compat {
 namespace {

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/host_build.h"
-#include "artifact/tvm_params.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/tvm_params.h"
 #include "loader/tvm_compat/compat.h"
 #include "loader/tvm_compat/graph_source.h"
 

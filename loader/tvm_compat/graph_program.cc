@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/json_limits.h"
+#include "artifact/jsonschema/json_limits.h"
 
 namespace mlf::tvm_compat {
 namespace {

@@ -13,7 +13,7 @@
 // attrs.dltype, attrs.shape, attrs.storage_id. The func_names "__nop" (the
 // output shares its input's storage) and "__copy" are the executor's own.
 //
-// Untrusted input: bounded JSON (artifact/json_limits.h), every index range-
+// Untrusted input: bounded JSON (artifact/jsonschema/json_limits.h), every index range-
 // checked, every failure an InvalidArgument naming the field or node.
 #ifndef MLFKIT_LOADER_TVM_COMPAT_GRAPH_PROGRAM_H_
 #define MLFKIT_LOADER_TVM_COMPAT_GRAPH_PROGRAM_H_
@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/dtype.h"
-#include "artifact/status.h"
+#include "artifact/format/dtype.h"
+#include "artifact/base/status.h"
 
 namespace mlf::tvm_compat {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "artifact/c_text.h"
-#include "artifact/dtype.h"
+#include "artifact/base/c_text.h"
+#include "artifact/format/dtype.h"
 #include "loader/tvm_compat/packed_call.h"
 
 namespace mlf::tvm_compat {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "artifact/c_name.h"
-#include "artifact/c_text.h"
-#include "artifact/dtype.h"
+#include "artifact/format/c_name.h"
+#include "artifact/base/c_text.h"
+#include "artifact/format/dtype.h"
 #include "loader/tvm_compat/graph_plan.h"
 #include "loader/tvm_compat/packed_call.h"
 

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 
 namespace mlf::tvm_compat {
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <sstream>
 
-#include "artifact/host_build.h"
+#include "artifact/toolchain/host_build.h"
 #include "loader/tvm_compat/compat.h"
 
 namespace mlf::tvm_compat {

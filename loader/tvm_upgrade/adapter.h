@@ -29,8 +29,8 @@
 #include <cstdint>
 #include <string>
 
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 
 namespace mlf::tvm_upgrade {
 

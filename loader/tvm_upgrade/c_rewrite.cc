@@ -4,7 +4,7 @@
 #include <cstring>
 #include <functional>
 
-#include "artifact/c_text.h"
+#include "artifact/base/c_text.h"
 
 namespace mlf::tvm_upgrade {
 namespace {

@@ -1,9 +1,9 @@
 #include "loader/tvm_upgrade/module_upgrade.h"
 
-#include "artifact/c_name.h"
-#include "artifact/dtype.h"
-#include "artifact/param_blob.h"
-#include "artifact/tvm_code.h"
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
+#include "artifact/format/param_blob.h"
+#include "artifact/format/tvm_code.h"
 #include "loader/tvm_upgrade/adapter.h"
 #include "loader/tvm_upgrade/c_rewrite.h"
 #include "loader/tvm_compat/graph_source.h"

@@ -4,12 +4,12 @@
 #include <map>
 #include <sstream>
 
-#include "artifact/c_name.h"
-#include "artifact/digest.h"
-#include "artifact/pack.h"
-#include "artifact/read_metadata.h"
-#include "artifact/scratch_dir.h"
-#include "artifact/tvm_archive.h"
+#include "artifact/format/c_name.h"
+#include "artifact/base/digest.h"
+#include "artifact/archive/pack.h"
+#include "artifact/archive/read_metadata.h"
+#include "artifact/base/scratch_dir.h"
+#include "artifact/archive/tvm_archive.h"
 #include "loader/tvm_compat/compat.h"
 #include "loader/tvm_upgrade/module_upgrade.h"
 #include "schemas/embedded.h"

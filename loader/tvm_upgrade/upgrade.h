@@ -36,11 +36,11 @@
 #include <string>
 #include <vector>
 
-#include "artifact/archive_reader.h"
-#include "artifact/archive_writer.h"
-#include "artifact/host_build.h"
-#include "artifact/metadata.h"
-#include "artifact/status.h"
+#include "artifact/archive/archive_reader.h"
+#include "artifact/archive/archive_writer.h"
+#include "artifact/toolchain/host_build.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

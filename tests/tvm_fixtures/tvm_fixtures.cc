@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/tvm_params.h"
+#include "artifact/format/tvm_params.h"
 
 namespace mlf::tvm_testing {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/display_text.h"
+#include "artifact/base/display_text.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
 

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/display_text.h"
-#include "artifact/read_metadata.h"
-#include "artifact/signature.h"
+#include "artifact/base/display_text.h"
+#include "artifact/archive/read_metadata.h"
+#include "artifact/archive/signature.h"
 #include "loader/host/tvm_module.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"
@@ -88,7 +88,7 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
   table.Print(std::cout, "    ");
 }
 
-// What only TVM modules have (artifact/metadata.h TvmModuleInfo).
+// What only TVM modules have (artifact/format/metadata.h TvmModuleInfo).
 void PrintTvm(const ModuleMetadata& m, const Status& host) {
   const TvmModuleInfo& tvm = *m.tvm;
   for (const std::string& t : tvm.targets) std::cout << "  tvm target  " << Show(t) << "\n";

@@ -1,7 +1,7 @@
 // mlf keygen: creates an Ed25519 key pair for signing archives.
 #include <iostream>
 
-#include "artifact/signature.h"
+#include "artifact/archive/signature.h"
 #include "tools/mlf/command.h"
 
 namespace mlf::cli {

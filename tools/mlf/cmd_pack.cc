@@ -1,7 +1,7 @@
 // mlf pack: a directory in Model Library Format layout -> archive.
 #include <iostream>
 
-#include "artifact/pack.h"
+#include "artifact/archive/pack.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"

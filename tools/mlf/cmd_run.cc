@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/display_text.h"
-#include "artifact/npy.h"
-#include "artifact/tensor_values.h"
+#include "artifact/base/display_text.h"
+#include "artifact/format/npy.h"
+#include "artifact/format/tensor_values.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
 #include "tools/mlf/output_path.h"

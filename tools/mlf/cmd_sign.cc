@@ -1,9 +1,9 @@
 // mlf sign: adds an Ed25519 signature over metadata.json to an archive.
 #include <iostream>
 
-#include "artifact/pack.h"
-#include "artifact/sign.h"
-#include "artifact/signature.h"
+#include "artifact/archive/pack.h"
+#include "artifact/archive/sign.h"
+#include "artifact/archive/signature.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 

@@ -1,8 +1,8 @@
 // mlf unpack: verified, safe extraction of an archive into a directory.
 #include <iostream>
 
-#include "artifact/signature.h"
-#include "artifact/unpack.h"
+#include "artifact/archive/signature.h"
+#include "artifact/archive/unpack.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 

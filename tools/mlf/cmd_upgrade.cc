@@ -1,8 +1,8 @@
 // mlf upgrade: a TVM archive (metadata versions 5-7) -> a version-8 archive.
 #include <iostream>
 
-#include "artifact/display_text.h"
-#include "artifact/pack.h"
+#include "artifact/base/display_text.h"
+#include "artifact/archive/pack.h"
 #include "loader/tvm_upgrade/upgrade.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/display_text.h"
-#include "artifact/signature.h"
-#include "artifact/verify.h"
+#include "artifact/base/display_text.h"
+#include "artifact/archive/signature.h"
+#include "artifact/archive/verify.h"
 #include "loader/host/tvm_module.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"

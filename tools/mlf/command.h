@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "tools/mlf/args.h"
 
 namespace mlf::cli {
@@ -31,7 +31,7 @@ struct Command {
 };
 
 // Human-readable output is terminal text: strings from archives and models go
-// through artifact/display_text.h (DisplayText), and main() routes std::cout
+// through artifact/base/display_text.h (DisplayText), and main() routes std::cout
 // and std::cerr through a DisplayStreamBuf as the last guard. JSON output is
 // JsonText, which is printable ASCII only, so the guard leaves it alone.
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/display_text.h"
+#include "artifact/base/display_text.h"
 #include "tools/mlf/command.h"
 
 namespace mlf::cli {
@@ -78,7 +78,7 @@ int Main(int argc, char** argv) {
 // The last guard on everything mlf prints through std::cout and std::cerr:
 // whatever path forgot to escape a name from an archive, no control byte,
 // C1 control, bidi override or invalid UTF-8 reaches the terminal (only line
-// breaks and tabs pass; artifact/display_text.h). JSON output is ASCII
+// breaks and tabs pass; artifact/base/display_text.h). JSON output is ASCII
 // (JsonText) and passes unchanged.
 class TerminalGuard {
  public:

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "artifact/signature.h"
-#include "artifact/tensor_values.h"
+#include "artifact/archive/signature.h"
+#include "artifact/format/tensor_values.h"
 #include "loader/host/tensor_check.h"
 
 namespace mlf::cli {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/npy.h"
-#include "artifact/status.h"
+#include "artifact/format/npy.h"
+#include "artifact/base/status.h"
 #include "loader/host/model_library.h"
 #include "tools/mlf/args.h"
 

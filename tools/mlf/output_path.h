@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 
 namespace mlf::cli {
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/testing/test_files.h"
+#include "artifact/base/testing/test_files.h"
 
 namespace mlf::cli {
 namespace {

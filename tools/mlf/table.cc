@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "artifact/display_text.h"
+#include "artifact/base/display_text.h"
 
 namespace mlf::cli {
 

@@ -13,7 +13,7 @@ class Table {
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
   void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   // Prints every row with columns padded to their widest cell, each cell
-  // escaped for the terminal (artifact/display_text.h DisplayText).
+  // escaped for the terminal (artifact/base/display_text.h DisplayText).
   void Print(std::ostream& out, const std::string& indent) const;
 
  private:

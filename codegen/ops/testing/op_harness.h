@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "artifact/status.h"
+#include "artifact/base/status.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::ops::testing {
@@ -58,7 +58,7 @@ Status AllClose(const std::vector<ir::HostTensor>& got, const std::vector<ir::Ho
 
 // A tensor from values (converted to `dtype`).
 ir::HostTensor MakeTensor(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values);
-// A reproducible pseudo-random tensor (artifact/tensor_values.h FillRandom).
+// A reproducible pseudo-random tensor (artifact/format/tensor_values.h FillRandom).
 ir::HostTensor RandomTensor(DType dtype, std::vector<int64_t> shape, uint64_t seed);
 
 }  // namespace mlf::ops::testing

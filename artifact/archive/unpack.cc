@@ -1,0 +1,29 @@
+#include "artifact/archive/unpack.h"
+
+namespace mlf {
+namespace {
+
+// Feeds verified members into an ExtractionTarget.
+class ExtractingConsumer : public MemberConsumer {
+ public:
+  explicit ExtractingConsumer(ExtractionTarget* target) : target_(target) {}
+  Status Begin(const EntryInfo& entry) override { return target_->BeginFile(entry.name); }
+  Status Data(const void* data, size_t size) override { return target_->Write(data, size); }
+  Status End() override { return target_->EndFile(); }
+
+ private:
+  ExtractionTarget* target_;
+};
+
+}  // namespace
+
+Result<VerifyReport> UnpackArchive(const std::string& archive, const std::string& dest_dir,
+                                   const VerifyOptions& options) {
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ExtractionTarget> target, ExtractionTarget::Open(dest_dir));
+  ExtractingConsumer consumer(target.get());
+  MLF_ASSIGN_OR_RETURN(VerifyReport report, VerifyArchive(archive, options, &consumer));
+  MLF_RETURN_IF_ERROR(target->Commit());
+  return report;
+}
+
+}  // namespace mlf

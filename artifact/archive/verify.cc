@@ -1,0 +1,271 @@
+#include "artifact/archive/verify.h"
+
+#include <sys/stat.h>
+
+#include <set>
+
+#include "artifact/base/digest.h"
+#include "artifact/base/display_text.h"
+#include "artifact/archive/read_metadata.h"
+#include "artifact/archive/signature.h"
+#include "artifact/format/tvm_metadata.h"
+
+namespace mlf {
+namespace {
+
+// Member names are the archive's: shown with control bytes escaped.
+std::string Quote(const std::string& s) { return "'" + DisplayText(s) + "'"; }
+
+// Drives one pass over the archive; each step below is one rule of verify.h.
+class Verifier {
+ public:
+  Verifier(const VerifyOptions& options, MemberConsumer* consumer)
+      : options_(options), consumer_(consumer) {}
+
+  Result<VerifyReport> Run(const std::string& path) {
+    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(path, options_.limits));
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0) archive_size_ = static_cast<uint64_t>(st.st_size);
+    report_.compression = reader_->compression();
+    MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader_->Next());
+    if (!entry || entry->name != kMetadataMember) {
+      // TVM archives carry metadata.json anywhere; anything else keeps the
+      // first-member error.
+      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
+      if (tvm) return RunTvm(path, std::move(*tvm));
+    }
+    MLF_ASSIGN_OR_RETURN(const bool is_tvm, ReadMetadata(entry));
+    if (is_tvm) {
+      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
+      if (!tvm) return Internal("metadata.json of a TVM version was not found again");
+      return RunTvm(path, std::move(*tvm));
+    }
+    MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
+    if (entry && entry->name == kSignatureMember) {
+      MLF_RETURN_IF_ERROR(ReadSignature(*entry));
+      MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
+    }
+    MLF_RETURN_IF_ERROR(CheckSignaturePolicy());
+    if (consumer_) MLF_RETURN_IF_ERROR(consumer_->OnMetadata(report_.metadata));
+    for (; entry; ) {
+      MLF_RETURN_IF_ERROR(CheckMember(*entry));
+      MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
+    }
+    MLF_RETURN_IF_ERROR(CheckNothingMissing());
+    return std::move(report_);
+  }
+
+ private:
+  // Reads a small member whole, passing it to the consumer as well.
+  Result<std::string> ReadSmall(const EntryInfo& entry, uint64_t max_bytes) {
+    MLF_ASSIGN_OR_RETURN(std::string bytes, reader_->ReadAll(max_bytes));
+    Count(entry);
+    if (consumer_) {
+      MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
+      MLF_RETURN_IF_ERROR(consumer_->Data(bytes.data(), bytes.size()));
+      MLF_RETURN_IF_ERROR(consumer_->End());
+    }
+    return bytes;
+  }
+
+  void Count(const EntryInfo& entry) {
+    ++report_.member_count;
+    report_.data_bytes += entry.size;
+  }
+
+  // Ok(true) when metadata.json is TVM's: the TVM passes take over.
+  Result<bool> ReadMetadata(const std::optional<EntryInfo>& entry) {
+    MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
+    MLF_ASSIGN_OR_RETURN(report_.metadata_bytes, reader_->ReadAll(kMaxMetadataBytes));
+    Result<int> version = PeekMetadataVersion(report_.metadata_bytes);
+    if (version.ok() && IsTvmMetadataVersion(*version)) return true;
+    Count(*entry);
+    MLF_RETURN_IF_ERROR(Deliver(*entry, report_.metadata_bytes));
+    MLF_ASSIGN_OR_RETURN(report_.metadata, ParseMetadata(report_.metadata_bytes));
+    report_.metadata_sha256 = Sha256Hex(report_.metadata_bytes);
+    if (options_.trusted_metadata_sha256 == report_.metadata_sha256) {
+      // Only parameter data may go unhashed: code is always checked. A blob
+      // counts only under parameters/ (never sources, never a library).
+      for (const auto& [name, module] : report_.metadata.modules) {
+        if (module.parameters && module.parameters->storage == "file" &&
+            module.parameters->path.rfind("parameters/", 0) == 0) {
+          unhashed_parameters_.insert(module.parameters->path);
+        }
+      }
+      for (const auto& [name, module] : report_.metadata.modules) {
+        if (module.host_library) unhashed_parameters_.erase(module.host_library->path);
+      }
+    }
+    report_.digests_checked = unhashed_parameters_.empty();
+    return false;
+  }
+
+  Status Deliver(const EntryInfo& entry, const std::string& bytes) {
+    if (!consumer_) return Status::Ok();
+    MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
+    MLF_RETURN_IF_ERROR(consumer_->Data(bytes.data(), bytes.size()));
+    return consumer_->End();
+  }
+
+  // ---- TVM archives (verify.h): a scanning pass, then a checking pass.
+
+  Result<std::optional<TvmArchiveScan>> ScanTvm(const std::string& path) {
+    std::function<void(uint64_t)> progress;
+    if (options_.progress) {
+      progress = [this](uint64_t done) {
+        done_ = done;
+        options_.progress(done_, 2 * archive_size_);
+      };
+    }
+    return ScanTvmArchive(path, options_.limits, progress);
+  }
+
+  Result<VerifyReport> RunTvm(const std::string& path, TvmArchiveScan scan) {
+    const std::string what = "TVM Model Library Format archive (metadata version " +
+                             std::to_string(scan.metadata.version) + ")";
+    if (!options_.accept_tvm) {
+      return Unimplemented(what + ": this operation reads version 8 archives only (mlf inspect, "
+                                  "mlf verify and mlf run read TVM archives)");
+    }
+    if (options_.public_key_pem || options_.require_signature) {
+      return Unauthenticated(what + ": TVM archives carry no digests and no signature, but a "
+                                    "signature is required");
+    }
+    MLF_RETURN_IF_ERROR(JoinTvmProblems(scan.report.problems));
+    tvm_ = true;
+    report_ = VerifyReport{};
+    report_.metadata = std::move(scan.metadata);
+    report_.metadata_bytes = std::move(scan.metadata_bytes);
+    report_.metadata_sha256 = scan.metadata_sha256;
+    report_.compression = scan.compression;
+    report_.digests_checked = true;
+    report_.tvm = std::move(scan.report);
+    if (options_.progress) archive_size_ *= 2;
+    if (consumer_) MLF_RETURN_IF_ERROR(consumer_->OnMetadata(report_.metadata));
+    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(path, options_.limits));
+    for (;;) {
+      MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader_->Next());
+      if (!entry) break;
+      if (entry->name == kMetadataMember) {
+        MLF_ASSIGN_OR_RETURN(std::string bytes, reader_->ReadAll(kMaxMetadataBytes));
+        if (Sha256Hex(bytes) != report_.metadata_sha256) {
+          return DataLoss("metadata.json changed while the archive was being read");
+        }
+        Count(*entry);
+        MLF_RETURN_IF_ERROR(Deliver(*entry, bytes));
+        continue;
+      }
+      MLF_RETURN_IF_ERROR(CheckMember(*entry));
+    }
+    MLF_RETURN_IF_ERROR(CheckNothingMissing());
+    return std::move(report_);
+  }
+
+  Status ReadSignature(const EntryInfo& entry) {
+    if (entry.size > kMaxKeyFileBytes) {
+      return Unauthenticated("malformed signature member: metadata.json.sig is " +
+                             std::to_string(entry.size) + " bytes");
+    }
+    MLF_ASSIGN_OR_RETURN(signature_, ReadSmall(entry, kMaxKeyFileBytes));
+    MLF_ASSIGN_OR_RETURN(SignatureInfo info, ParseSignatureMember(signature_));
+    report_.is_signed = true;
+    report_.signer_key_sha256 = info.key_sha256;
+    return Status::Ok();
+  }
+
+  Status CheckSignaturePolicy() {
+    const bool have_key = options_.public_key_pem.has_value();
+    if (!report_.is_signed && (have_key || options_.require_signature)) {
+      return Unauthenticated(
+          "archive is not signed (no metadata.json.sig after metadata.json) but a signature "
+          "is required; sign it with `mlf sign`");
+    }
+    if (!have_key || !report_.is_signed) return Status::Ok();
+    MLF_RETURN_IF_ERROR(Verify(*options_.public_key_pem, report_.metadata_bytes, signature_));
+    report_.signature_checked = true;
+    return Status::Ok();
+  }
+
+  Status CheckMember(const EntryInfo& entry) {
+    if (entry.name == kSignatureMember && !tvm_) {
+      return InvalidArgument("member 'metadata.json.sig' must directly follow metadata.json");
+    }
+    auto listed = report_.metadata.files.find(entry.name);
+    if (listed == report_.metadata.files.end()) {
+      if (tvm_) return DataLoss("member " + Quote(entry.name) + " appeared while the archive was being read");
+      return DataLoss("extra member " + Quote(entry.name) +
+                      " is not listed in metadata.json files");
+    }
+    if (tvm_ && entry.size != listed->second.size) {
+      return DataLoss("member " + Quote(entry.name) + " changed while the archive was being read");
+    }
+    if (entry.size != listed->second.size) {
+      return DataLoss("member " + Quote(entry.name) + ": size " + std::to_string(entry.size) +
+                      " does not match metadata.json files (" +
+                      std::to_string(listed->second.size) + ")");
+    }
+    MLF_RETURN_IF_ERROR(HashMember(entry, listed->second.sha256));
+    seen_.insert(entry.name);
+    Count(entry);
+    return Status::Ok();
+  }
+
+  Status HashMember(const EntryInfo& entry, const std::string& expected) {
+    if (consumer_) MLF_RETURN_IF_ERROR(consumer_->Begin(entry));
+    const bool hash = unhashed_parameters_.count(entry.name) == 0;
+    const bool feed = consumer_ != nullptr && consumer_->WantsData(entry);
+    if (!hash && !feed) return consumer_ ? consumer_->End() : Status::Ok();
+    Sha256 digest;
+    MLF_RETURN_IF_ERROR(reader_->ReadData([&](const void* data, size_t size) {
+      if (hash) digest.Update(data, size);
+      done_ += size;
+      if (options_.progress) options_.progress(done_, archive_size_);
+      return feed ? consumer_->Data(data, size) : Status::Ok();
+    }));
+    if (hash) {
+      const std::string actual = digest.FinishHex();
+      if (actual != expected && tvm_) {
+        return DataLoss("member " + Quote(entry.name) + " changed while the archive was being read");
+      }
+      if (actual != expected) {
+        return DataLoss("member " + Quote(entry.name) + ": SHA-256 mismatch (archive has " +
+                        actual + ", metadata.json files says " + expected + ")");
+      }
+    }
+    return consumer_ ? consumer_->End() : Status::Ok();
+  }
+
+  Status CheckNothingMissing() {
+    for (const auto& [name, entry] : report_.metadata.files) {
+      if (!seen_.count(name) && tvm_) {
+        return DataLoss("member " + Quote(name) + " disappeared while the archive was being read");
+      }
+      if (!seen_.count(name)) {
+        return DataLoss("member " + Quote(name) +
+                        " is listed in metadata.json files but missing from the archive");
+      }
+    }
+    return Status::Ok();
+  }
+
+  const VerifyOptions& options_;
+  MemberConsumer* consumer_;
+  std::unique_ptr<ArchiveReader> reader_;
+  VerifyReport report_;
+  std::string signature_;
+  std::set<std::string> seen_;
+  std::set<std::string> unhashed_parameters_;  // trusted_metadata_sha256 applied
+  bool tvm_ = false;
+  uint64_t archive_size_ = 0;
+  uint64_t done_ = 0;
+};
+
+}  // namespace
+
+Result<VerifyReport> VerifyArchive(const std::string& path, const VerifyOptions& options,
+                                   MemberConsumer* consumer) {
+  Verifier verifier(options, consumer);
+  return verifier.Run(path);
+}
+
+}  // namespace mlf

@@ -1,0 +1,91 @@
+// Checked zstd decompression of an archive file, for ArchiveReader.
+//
+// ArchiveReader feeds libarchive's tar reader the decompressed bytes itself
+// (as it does for gzip) so that it sees every byte after the tar
+// end-of-archive marker, and so that the compressed stream is read to its
+// very end: libarchive's own zstd filter stops where the tar reader stops,
+// leaving whatever follows the frame unread.
+//
+// Accepted: one zstd frame or several concatenated (`cat a.zst b.zst`;
+// skippable frames are skipped, as the zstd tool does). Every frame's content
+// checksum, when it has one, is checked by libzstd. Refused: a stream that
+// ends inside a frame ("Truncated zstd input") and anything after the last
+// frame that is not another frame ("Zstd decompression failed: <libzstd's
+// reason>", e.g. "Unknown frame descriptor"); these wordings are libarchive's,
+// which this stream replaces. Windows above libzstd's default limit (128 MiB)
+// are refused, bounding memory.
+//
+//   MLF_ASSIGN_OR_RETURN(std::unique_ptr<ZstdStream> zs, ZstdStream::Create(fd));
+//   for (;;) {
+//     const void* data;
+//     size_t size;
+//     MLF_RETURN_IF_ERROR(zs->Read(&data, &size));
+//     if (size == 0) break;  // clean end: every frame complete
+//     Use(data, size);
+//   }
+#ifndef MLFKIT_ARTIFACT_ARCHIVE_ZSTD_STREAM_H_
+#define MLFKIT_ARTIFACT_ARCHIVE_ZSTD_STREAM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "artifact/base/status.h"
+
+struct ZSTD_DCtx_s;
+
+namespace mlf {
+
+class ZstdStream {
+ public:
+  // What a failed Read found, so that callers can word their message.
+  enum class Fault {
+    kNone,
+    kTruncated,  // the input ends inside a frame (DataLoss)
+    kCorrupt,    // libzstd refused the data, or bytes after the last frame (DataLoss)
+    kOther,      // read error or allocation failure, as the Status says
+  };
+
+  // Reads `fd` (not owned; it must outlive the stream) from its current offset.
+  static Result<std::unique_ptr<ZstdStream>> Create(int fd);
+  ~ZstdStream();
+  ZstdStream(const ZstdStream&) = delete;
+  ZstdStream& operator=(const ZstdStream&) = delete;
+
+  // Decompresses the next bytes (at most libzstd's recommended output block,
+  // ZSTD_DStreamOutSize(), about 128 KiB) into the stream's buffer: `*data`
+  // stays valid until the next call. `*size` is 0 only at the clean end. An
+  // error is returned at once, without the bytes of the failing call (as
+  // libarchive's filter did). Errors are sticky.
+  Status Read(const void** data, size_t* size);
+
+  Fault fault() const { return fault_; }
+  const Status& error() const { return error_; }     // what the failed Read returned
+  uint64_t bytes_in() const { return bytes_in_; }    // compressed bytes consumed
+  uint64_t bytes_out() const { return bytes_out_; }  // decompressed bytes returned
+
+ private:
+  explicit ZstdStream(int fd);
+  Status Fill();
+  Status Failed(Fault fault, Status status);
+
+  int fd_;
+  ZSTD_DCtx_s* dctx_ = nullptr;
+  std::unique_ptr<unsigned char[]> in_;
+  size_t in_capacity_;
+  size_t in_pos_ = 0;
+  size_t in_size_ = 0;
+  std::unique_ptr<unsigned char[]> out_;
+  size_t out_capacity_;
+  bool eof_ = false;
+  bool frame_open_ = false;  // libzstd needs more input to finish the current frame
+  bool done_ = false;
+  Fault fault_ = Fault::kNone;
+  Status error_;
+  uint64_t bytes_in_ = 0;
+  uint64_t bytes_out_ = 0;
+};
+
+}  // namespace mlf
+
+#endif  // MLFKIT_ARTIFACT_ARCHIVE_ZSTD_STREAM_H_

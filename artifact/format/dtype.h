@@ -1,0 +1,83 @@
+// DType: the element types mlfkit knows, shared by metadata, parameter
+// containers, code generation and both loaders.
+//
+// Each dtype has a canonical lower-case name (the spelling used in
+// metadata.json: "float32", "bfloat16", ...), an element size in bytes and a
+// DLPack encoding.
+//
+//   MLF_ASSIGN_OR_RETURN(DType t, ParseDType("float32"));
+//   MLF_ASSIGN_OR_RETURN(uint64_t n, ByteSize(t, {1, 28, 28, 1}));  // 3136
+//
+// Bool and DLPack: the installed dlpack.h (DLPACK_VERSION 60) has no kDLBool,
+// and TVM encodes bool as {kDLUInt, bits 1, lanes 1} with one byte of storage
+// per element. ToDLPack(kBool) therefore returns {kDLUInt, 1, 1}, which keeps
+// bool distinct from uint8 ({kDLUInt, 8, 1}) and matches TVM's .params files.
+// FromDLPack also accepts DLPack >= 0.8's {kDLBool (6), 8, 1} as bool.
+#ifndef MLFKIT_ARTIFACT_FORMAT_DTYPE_H_
+#define MLFKIT_ARTIFACT_FORMAT_DTYPE_H_
+
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "artifact/base/status.h"
+
+namespace mlf {
+
+enum class DType : uint8_t {
+  kBool,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+  kFloat64,
+};
+
+// Every DType, in declaration order (for tests and help texts).
+inline constexpr DType kAllDTypes[] = {
+    DType::kBool,     DType::kInt8,    DType::kInt16,   DType::kInt32,  DType::kInt64,
+    DType::kUInt8,    DType::kUInt16,  DType::kUInt32,  DType::kUInt64, DType::kFloat16,
+    DType::kBFloat16, DType::kFloat32, DType::kFloat64,
+};
+
+// Parses a canonical name. Unknown names give kInvalidArgument listing the
+// accepted names.
+Result<DType> ParseDType(std::string_view name);
+
+// The canonical name, e.g. "float32".
+const char* DTypeName(DType dtype);
+
+// Bytes per element in memory and in files (1 for bool).
+size_t DTypeSize(DType dtype);
+
+// The DLPack encoding (lanes is always 1). See the file comment for bool.
+DLDataType ToDLPack(DType dtype);
+
+// Maps a DLPack type back. Vector types (lanes != 1) and codes or bit widths
+// mlfkit does not support give kInvalidArgument naming code, bits and lanes.
+Result<DType> FromDLPack(DLDataType type);
+
+// "[1, 28, 28, 1]"; "[]" for a scalar. For error messages.
+std::string FormatShape(const std::vector<int64_t>& shape);
+
+// The product of the dimensions; 1 for a 0-d scalar. A negative dimension
+// gives kInvalidArgument, a product beyond uint64 gives kOutOfRange.
+Result<uint64_t> ElementCount(const std::vector<int64_t>& shape);
+
+// ElementCount(shape) * DTypeSize(dtype), with the same errors.
+Result<uint64_t> ByteSize(DType dtype, const std::vector<int64_t>& shape);
+
+}  // namespace mlf
+
+#endif  // MLFKIT_ARTIFACT_FORMAT_DTYPE_H_
