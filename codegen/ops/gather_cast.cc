@@ -16,12 +16,11 @@
 
 #include "artifact/tensor_values.h"
 #include "codegen/ops/op.h"
-#include "codegen/ops/shape_util.h"
+#include "codegen/ops/op_util.h"
 
 namespace mlf::ops {
 namespace {
 
-using namespace shape_util;  // NOLINT: the helpers of this family
 using Shape = std::vector<int64_t>;
 
 // ---- Gather ----------------------------------------------------------------
@@ -34,8 +33,8 @@ struct GatherPlan {
 
 Status CheckIndex(const ir::Node& node, int64_t index, const GatherPlan& p) {
   if (index < -p.dim || index >= p.dim) {
-    return Invalid(node, "index " + std::to_string(index) + " is out of range for axis " +
-                             std::to_string(p.axis) + " of size " + std::to_string(p.dim));
+    return NodeError(node, "index " + std::to_string(index) + " is out of range for axis " +
+                               std::to_string(p.axis) + " of size " + std::to_string(p.dim));
   }
   return Status::Ok();
 }
@@ -44,8 +43,8 @@ Result<GatherPlan> PlanGather(const ir::Node& node, const std::vector<InputInfo>
   MLF_RETURN_IF_ERROR(CheckArity(node, 2, 2));
   MLF_ASSIGN_OR_RETURN(const InputInfo* indices, RequiredInput(node, in, 1, "indices"));
   if (indices->dtype != DType::kInt32 && indices->dtype != DType::kInt64) {
-    return Invalid(node, std::string("input 1 (indices) must be int32 or int64, got ") +
-                             DTypeName(indices->dtype));
+    return NodeError(node, std::string("input 1 (indices) must be int32 or int64, got ") +
+                               DTypeName(indices->dtype));
   }
   const Shape& x = in[0].shape;
   MLF_ASSIGN_OR_RETURN(int64_t axis_attr, node.Int("axis", 0));
@@ -59,7 +58,7 @@ Result<GatherPlan> PlanGather(const ir::Node& node, const std::vector<InputInfo>
   p.out.insert(p.out.end(), indices->shape.begin(), indices->shape.end());
   p.out.insert(p.out.end(), x.begin() + static_cast<int64_t>(p.axis) + 1, x.end());
   if (p.dim == 0 && p.outer * p.count * p.inner > 0) {
-    return Invalid(node, "cannot gather from axis " + std::to_string(p.axis) + " of size 0");
+    return NodeError(node, "cannot gather from axis " + std::to_string(p.axis) + " of size 0");
   }
   if (indices->data != nullptr) {
     for (int64_t index : indices->data->ToInts()) MLF_RETURN_IF_ERROR(CheckIndex(node, index, p));
@@ -70,7 +69,7 @@ Result<GatherPlan> PlanGather(const ir::Node& node, const std::vector<InputInfo>
 Status GatherInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(node, in));
-  SetOutput(graph, node, 0, in[0].dtype, p.out);
+  SetOutput(node, graph, 0, in[0].dtype, p.out);
   return Status::Ok();
 }
 
@@ -167,12 +166,12 @@ Result<DType> OnnxDType(const ir::Node& node, int64_t code) {
     case 12: return DType::kUInt32;
     case 13: return DType::kUInt64;
     case 16: return DType::kBFloat16;
-    case 8: return Unsupported(node, "Cast to string is not supported");
+    case 8: return NodeUnsupported(node, "Cast to string is not supported");
     case 14:
-    case 15: return Unsupported(node, "Cast to a complex type is not supported");
+    case 15: return NodeUnsupported(node, "Cast to a complex type is not supported");
     default:
-      return Unsupported(node, "Cast to ONNX data type " + std::to_string(code) +
-                                   " is not supported (float8, int4 and unknown types)");
+      return NodeUnsupported(node, "Cast to ONNX data type " + std::to_string(code) +
+                                       " is not supported (float8, int4 and unknown types)");
   }
 }
 
@@ -183,7 +182,7 @@ Result<DType> CastTarget(const ir::Node& node, const std::vector<InputInfo>& in)
     return like->dtype;
   }
   MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
-  if (!node.HasAttr("to")) return Invalid(node, "attribute 'to' is required");
+  if (!node.HasAttr("to")) return NodeError(node, "attribute 'to' is required");
   MLF_ASSIGN_OR_RETURN(int64_t to, node.Int("to", 0));
   return OnnxDType(node, to);
 }
@@ -191,7 +190,7 @@ Result<DType> CastTarget(const ir::Node& node, const std::vector<InputInfo>& in)
 Status CastInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(DType to, CastTarget(node, in));
-  SetOutput(graph, node, 0, to, in[0].shape);
+  SetOutput(node, graph, 0, to, in[0].shape);
   return Status::Ok();
 }
 

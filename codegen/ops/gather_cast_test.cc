@@ -131,7 +131,7 @@ TEST(Gather, Errors) {
   a.Constant("indices", Int64s({1}));
   a.Output("y");
   a.Attr("axis", int64_t{-3});
-  EXPECT_EQ(InferError(a), "node 'g' (Gather): axis -3 is out of range [-2, 1] for rank 2");
+  EXPECT_EQ(InferError(a), "node 'g' (Gather): axis -3 is out of range for rank 2 (expected -2 to 1)");
 }
 
 // ---- Cast ------------------------------------------------------------------

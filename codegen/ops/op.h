@@ -92,6 +92,8 @@ void RegisterPoolOps(std::vector<OpDef>* table);
 void RegisterNormalizationOps(std::vector<OpDef>* table);
 void RegisterReduceOps(std::vector<OpDef>* table);
 void RegisterShapeOps(std::vector<OpDef>* table);
+void RegisterSlicePadOps(std::vector<OpDef>* table);
+void RegisterGatherCastOps(std::vector<OpDef>* table);
 void RegisterResizeOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops

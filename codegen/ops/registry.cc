@@ -18,6 +18,8 @@ const std::vector<OpDef>& Table() {
     RegisterNormalizationOps(t);
     RegisterReduceOps(t);
     RegisterShapeOps(t);
+    RegisterSlicePadOps(t);
+    RegisterGatherCastOps(t);
     RegisterResizeOps(t);
     return t;
   }();
