@@ -93,7 +93,8 @@ void RegisterNormalizationOps(std::vector<OpDef>* table);
 void RegisterReduceOps(std::vector<OpDef>* table);
 void RegisterShapeOps(std::vector<OpDef>* table);
 void RegisterSlicePadOps(std::vector<OpDef>* table);
-void RegisterGatherCastOps(std::vector<OpDef>* table);
+void RegisterGatherOps(std::vector<OpDef>* table);
+void RegisterCastOps(std::vector<OpDef>* table);
 void RegisterResizeOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops

@@ -19,7 +19,8 @@ const std::vector<OpDef>& Table() {
     RegisterReduceOps(t);
     RegisterShapeOps(t);
     RegisterSlicePadOps(t);
-    RegisterGatherCastOps(t);
+    RegisterGatherOps(t);
+    RegisterCastOps(t);
     RegisterResizeOps(t);
     return t;
   }();

@@ -1,7 +1,7 @@
 // Operators that only move data: Reshape, Flatten, Squeeze, Unsqueeze (one
 // copy of the whole buffer), Transpose, Concat, Split (strided copies),
 // Shape and ConstantOfShape (constants). Slice and Pad live in slice_pad.cc,
-// Gather and Cast in gather_cast.cc. Every dtype is supported: elements are
+// Gather in gather.cc. Every dtype is supported: elements are
 // moved as bytes (evaluate) or as their C type (emit).
 #include <algorithm>
 #include <cstring>
