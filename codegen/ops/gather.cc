@@ -1,6 +1,14 @@
-// Gather: constant or runtime int32/int64 indices. Generated code clamps
-// out-of-range runtime indices instead of reading out of bounds (ONNX leaves
-// them undefined); evaluate() and infer() (constant indices) report them.
+// Gather: slices of input 0 (data) along `axis`, picked by the int32/int64
+// indices of input 1, which may be constant or computed at run time.
+// Negative indices count from the end. Out-of-range indices are undefined in
+// ONNX: infer() refuses constant ones and evaluate() reports them, while the
+// generated code clamps them rather than read out of bounds.
+//
+// This file is the example to copy when adding an operator (codegen/ops/
+// README.md, "Adding an operator"). Its shape: a plan that checks the node and
+// derives everything from the inputs as InputInfo, shared by infer, evaluate
+// and emit so that they cannot disagree; the entry points of op.h's OpDef;
+// the Register function, listed in registry.cc.
 #include <cstring>
 
 #include "codegen/ops/op.h"
@@ -11,9 +19,12 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
+// Gather as three nested loops over the data viewed as [outer, dim, inner]:
+// for each of `outer`, for each of the `count` indices k, copy the `inner`
+// elements at data[o, k, :].
 struct GatherPlan {
-  size_t axis = 0;
-  Shape out;
+  size_t axis = 0;  // normalised
+  Shape out;        // data.shape[:axis] + indices.shape + data.shape[axis + 1:]
   int64_t outer = 1, dim = 0, inner = 1, count = 0;
 };
 
@@ -68,8 +79,8 @@ Status GatherEvaluate(const ir::Node& node, const std::vector<const ir::HostTens
   const size_t es = DTypeSize(x.dtype);
   for (int64_t o = 0; o < p.outer; ++o) {
     for (int64_t j = 0; j < p.count; ++j) {
-      const int64_t k = indices[static_cast<size_t>(j)] < 0 ? indices[static_cast<size_t>(j)] + p.dim
-                                                             : indices[static_cast<size_t>(j)];
+      const int64_t index = indices[static_cast<size_t>(j)];
+      const int64_t k = index < 0 ? index + p.dim : index;  // in range: PlanGather checked it
       for (int64_t e = 0; e < p.inner; ++e) {
         const size_t dst = static_cast<size_t>((o * p.count + j) * p.inner + e);
         const size_t src = static_cast<size_t>((o * p.dim + k) * p.inner + e);
@@ -83,32 +94,33 @@ Status GatherEvaluate(const ir::Node& node, const std::vector<const ir::HostTens
 
 Status GatherEmit(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(ctx.node, GraphInputs(ctx.node, ctx.graph)));
-  if (p.outer * p.count * p.inner > 0) {
-    const bool narrow = ctx.input(1).dtype == DType::kInt32;
-    const std::string k_type = narrow ? "int32_t" : "int64_t";
-    std::string ind = "  ";
-    Terms dst = {{"j", p.inner}}, src = {{"(size_t)k", p.inner}};
-    if (p.outer > 1) {
-      *body += ind + "for (size_t o = 0; o < " + Num(p.outer) + "; ++o) {\n";
-      ind += "  ";
-      dst.insert(dst.begin(), {"o", p.count * p.inner});
-      src.insert(src.begin(), {"o", p.dim * p.inner});
-    }
-    *body += ind + "for (size_t j = 0; j < " + Num(p.count) + "; ++j) {\n";
-    *body += ind + "  " + k_type + " k = in1[j];\n";
-    *body += ind + "  if (k < 0) k += " + Num(p.dim) + ";\n";
-    *body += ind + "  /* Out of range is undefined in ONNX: clamp rather than read out of bounds. */\n";
-    *body += ind + "  if (k < 0) k = 0;\n";
-    *body += ind + "  if (k > " + Num(p.dim - 1) + ") k = " + Num(p.dim - 1) + ";\n";
-    if (p.inner == 1) {
-      *body += ind + "  out0[" + IndexExpr(0, dst) + "] = in0[" + IndexExpr(0, src) + "];\n";
-    } else {
-      *body += ind + "  memcpy(out0 + " + IndexExpr(0, dst) + ", in0 + " + IndexExpr(0, src) + ", " +
-               Num(p.inner) + " * sizeof(*out0));\n";
-    }
-    *body += ind + "}\n";
-    if (p.outer > 1) *body += "  }\n";
+  if (p.outer * p.count * p.inner == 0) {  // nothing to copy
+    VoidUnusedParams(ctx, body);
+    return Status::Ok();
   }
+  const std::string k_type = ctx.input(1).dtype == DType::kInt32 ? "int32_t" : "int64_t";
+  std::string ind = "  ";
+  Terms dst = {{"j", p.inner}}, src = {{"(size_t)k", p.inner}};
+  if (p.outer > 1) {
+    *body += ind + "for (size_t o = 0; o < " + Num(p.outer) + "; ++o) {\n";
+    ind += "  ";
+    dst.insert(dst.begin(), {"o", p.count * p.inner});
+    src.insert(src.begin(), {"o", p.dim * p.inner});
+  }
+  *body += ind + "for (size_t j = 0; j < " + Num(p.count) + "; ++j) {\n";
+  *body += ind + "  " + k_type + " k = in1[j];\n";
+  *body += ind + "  if (k < 0) k += " + Num(p.dim) + ";\n";
+  *body += ind + "  /* Out of range is undefined in ONNX: clamp rather than read out of bounds. */\n";
+  *body += ind + "  if (k < 0) k = 0;\n";
+  *body += ind + "  if (k > " + Num(p.dim - 1) + ") k = " + Num(p.dim - 1) + ";\n";
+  if (p.inner == 1) {
+    *body += ind + "  out0[" + IndexExpr(0, dst) + "] = in0[" + IndexExpr(0, src) + "];\n";
+  } else {
+    *body += ind + "  memcpy(out0 + " + IndexExpr(0, dst) + ", in0 + " + IndexExpr(0, src) + ", " +
+             Num(p.inner) + " * sizeof(*out0));\n";
+  }
+  *body += ind + "}\n";
+  if (p.outer > 1) *body += "  }\n";
   VoidUnusedParams(ctx, body);
   return Status::Ok();
 }
@@ -116,7 +128,13 @@ Status GatherEmit(const EmitContext& ctx, std::string* body) {
 }  // namespace
 
 void RegisterGatherOps(std::vector<OpDef>* table) {
-  table->push_back({"Gather", GatherInfer, GatherEvaluate, GatherEmit});
+  OpDef gather;
+  gather.name = "Gather";
+  gather.infer = GatherInfer;
+  gather.evaluate = GatherEvaluate;
+  gather.emit = GatherEmit;
+  // No macs (it only moves data) and no scratch (it writes its output directly).
+  table->push_back(gather);
 }
 
 }  // namespace mlf::ops

@@ -1,4 +1,5 @@
-// Gather: shapes, errors, reference values, generated C.
+// Gather: reference values, generated C against the reference, errors. The
+// example operator test to copy (codegen/ops/README.md, "Adding an operator").
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -106,7 +107,37 @@ TEST(Gather, GeneratedCodeClampsOutOfRangeIndices) {
   EXPECT_EQ(ref.status().message(), "node 'n0' (Gather): index 7 is out of range for axis 0 of size 4");
 }
 
+// Nothing to copy: no indices, or a zero dimension besides the gathered
+// axis. The generated function must still compile without warnings.
+TEST(Gather, GeneratedWithEmptyTensors) {
+  OpTest none("Gather");
+  none.Input("data", DType::kFloat32, {3, 2});
+  none.Input("indices", DType::kInt64, {0});
+  none.Output("y");
+  ExpectGeneratedMatches(none, {RandomTensor(DType::kFloat32, {3, 2}, 1), Int64s({})});
+  EXPECT_EQ(none.graph().value(none.node().outputs[0]).shape, (Shape{0, 2}));
+
+  OpTest zero("Gather");
+  zero.Input("data", DType::kInt32, {3, 0});
+  zero.Input("indices", DType::kInt32, {2});
+  zero.Output("y");
+  zero.Attr("axis", int64_t{0});
+  ExpectGeneratedMatches(zero, {HostTensor::Zeros(DType::kInt32, {3, 0}), MakeTensor(DType::kInt32, {2}, {2, -3})});
+  EXPECT_EQ(zero.graph().value(zero.node().outputs[0]).shape, (Shape{2, 0}));
+}
+
 TEST(Gather, Errors) {
+  OpTest arity("Gather", "g");
+  arity.Input("data", DType::kFloat32, {4});
+  arity.Output("y");
+  EXPECT_EQ(InferError(arity), "node 'g' (Gather): expects 2 inputs, got 1");
+
+  OpTest empty_axis("Gather", "g");
+  empty_axis.Input("data", DType::kFloat32, {0, 2});
+  empty_axis.Constant("indices", Int64s({0}));
+  empty_axis.Output("y");
+  EXPECT_EQ(InferError(empty_axis), "node 'g' (Gather): cannot gather from axis 0 of size 0");
+
   OpTest f("Gather", "g");
   f.Input("data", DType::kFloat32, {4});
   f.Input("indices", DType::kFloat32, {2});
