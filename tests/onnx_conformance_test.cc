@@ -147,7 +147,7 @@ std::string Normalise(const std::string& message) {
 
 // The refusals of the front end and the compiler: kUnimplemented with one of
 // these messages (codegen/ops/registry.cc; the operators' attribute, mode
-// and dtype checks through op_util.h and shape_util.h; codegen/emit; the
+// and dtype checks through op_util.h; codegen/emit; the
 // front end's domain, dtype and value-kind checks). `kind` names it in the
 // log. Anything else, of any code, is an error.
 struct RefusalKind {

@@ -121,11 +121,10 @@ Result<ConvShape> ConvShapeOf(const ir::Node& node, const ir::Graph& graph, bool
 }
 
 Status InferConvFamily(const ir::Node& node, ir::Graph& graph, bool transposed) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 3, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "X"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 3));
   MLF_RETURN_IF_ERROR(CheckPresent(node, 1, "W"));
   const DType t = graph.value(node.inputs[0]).dtype;
-  MLF_RETURN_IF_ERROR(CheckDType(node, "X", t, kFloatDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, t, kFloatDTypes, "X"));
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     if (node.HasInput(i) && graph.value(node.inputs[i]).dtype != t) {
       return NodeError(node, std::string(i == 1 ? "W" : "B") + " is " +
@@ -152,13 +151,6 @@ Status InferConvTranspose(const ir::Node& node, ir::Graph& graph) {
 }
 
 // ---------------------------------------------------------------- evaluate
-
-// Row-major strides of `dims`.
-std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t a = dims.size(); a-- > 1;) s[a - 1] = s[a] * dims[a];
-  return s;
-}
 
 // Multi-index of flat position p in `dims`.
 void Unflatten(int64_t p, const std::vector<int64_t>& dims, std::vector<int64_t>* idx) {
@@ -257,7 +249,7 @@ Status EvaluateConvFamily(const ir::Node& node, const std::vector<const ir::Host
   const ir::HostTensor* b = in.size() > 2 ? in[2] : nullptr;
   MLF_ASSIGN_OR_RETURN(ConvShape s, ComputeConvShape(node, in[0]->shape, in[1]->shape,
                                                      b ? &b->shape : nullptr, transposed));
-  MLF_RETURN_IF_ERROR(CheckDType(node, "X", in[0]->dtype, kFloatDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, in[0]->dtype, kFloatDTypes, "X"));
   MLF_ASSIGN_OR_RETURN(auto act, FusedActivation(node));
   const bool has_act = HasFusedActivation(node);
   std::vector<int64_t> shape = {s.n, s.m};

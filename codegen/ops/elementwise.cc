@@ -67,15 +67,14 @@ Result<std::vector<int64_t>> BinaryShape(const ir::Node& node, const std::vector
 }
 
 Status InferBinary(const ir::Node& node, ir::Graph& graph) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 2, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "A"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 2));
   MLF_RETURN_IF_ERROR(CheckPresent(node, 1, "B"));
   const ir::Value& a = graph.value(node.inputs[0]);
   const ir::Value& b = graph.value(node.inputs[1]);
   const bool pow = ParseBinOp(node.op) == BinOp::kPow;
-  MLF_RETURN_IF_ERROR(CheckDType(node, pow ? "base (input 0)" : "input A", a.dtype, kNumericDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, a.dtype, kNumericDTypes, pow ? "base (input 0)" : "input A"));
   if (pow) {
-    MLF_RETURN_IF_ERROR(CheckDType(node, "exponent (input 1)", b.dtype, kNumericDTypes));
+    MLF_RETURN_IF_ERROR(CheckDType(node, b.dtype, kNumericDTypes, "exponent (input 1)"));
   } else if (a.dtype != b.dtype) {
     return NodeError(node, std::string("inputs A and B have different dtypes (") +
                                DTypeName(a.dtype) + " and " + DTypeName(b.dtype) + ")");
@@ -367,13 +366,12 @@ Result<UnaryParams> GetUnaryParams(const ir::Node& node, UnOp op) {
 Status InferUnary(const ir::Node& node, ir::Graph& graph) {
   const UnarySpec& spec = FindUnary(node.op);
   if (spec.op == UnOp::kClip) {
-    MLF_RETURN_IF_ERROR(CheckArity(node, 1, 3, 1, 1));
+    MLF_RETURN_IF_ERROR(CheckArity(node, 1, 3));
   } else {
-    MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1, 1, 1));
+    MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
   }
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "X"));
   const ir::Value& x = graph.value(node.inputs[0]);
-  MLF_RETURN_IF_ERROR(CheckDType(node, "input X", x.dtype, *spec.dtypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, x.dtype, *spec.dtypes, "input X"));
   for (size_t i = 1; i < 3; ++i) {
     if (!node.HasInput(i)) continue;
     const ir::Value& bound = graph.value(node.inputs[i]);
@@ -544,8 +542,7 @@ Status EmitUnary(const EmitContext& ctx, std::string* body) {
 // Identity and Dropout
 
 Status InferIdentity(const ir::Node& node, ir::Graph& graph) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "input"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
   const ir::Value& x = graph.value(node.inputs[0]);
   SetOutput(node, graph, 0, x.dtype, x.shape);
   return Status::Ok();
@@ -564,7 +561,6 @@ Status CheckTrainingMode(const ir::Node& node, const ir::HostTensor* mode) {
 
 Status InferDropout(const ir::Node& node, ir::Graph& graph) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 1, 3, 1, 2));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "data"));
   if (node.HasInput(2)) {
     // A training_mode fed at run time could be true, and the generated code
     // (a copy) would then silently compute the wrong thing: refuse it.

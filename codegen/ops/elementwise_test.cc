@@ -180,13 +180,13 @@ TEST(BinaryInfer, RefusesWrongArity) {
   o.Input("b", DType::kFloat32, {2});
   o.Output("y");
   o.Output("z");
-  EXPECT_EQ(o.Infer().message(), "node 'n0' (Add): expects 1 outputs, got 2");
+  EXPECT_EQ(o.Infer().message(), "node 'n0' (Add): expects 1 output, got 2");
 
   OpTest m("Mul");
   m.Input("a", DType::kFloat32, {2});
   m.OmittedInput();
   m.Output("y");
-  EXPECT_EQ(m.Infer().message(), "node 'n0' (Mul): B (input 1) is missing");
+  EXPECT_EQ(m.Infer().message(), "node 'n0' (Mul): input 1 (B) is required");
 }
 
 TEST(BinaryInfer, PowOutputHasTheBaseDType) {
@@ -271,7 +271,7 @@ TEST(UnaryInfer, RefusesBadAttributesAndArity) {
   r.Input("x", DType::kFloat32, {2});
   r.Input("z", DType::kFloat32, {2});
   r.Output("y");
-  EXPECT_EQ(r.Infer().message(), "node 'n0' (Relu): expects 1 inputs, got 2");
+  EXPECT_EQ(r.Infer().message(), "node 'n0' (Relu): expects 1 input, got 2");
 }
 
 TEST(ClipInfer, ChecksMinAndMax) {

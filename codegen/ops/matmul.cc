@@ -157,12 +157,11 @@ Result<GemmShape> ComputeGemmShape(const ir::Node& node, const ir::Graph& graph)
 // ---------------------------------------------------------------- infer
 
 Status InferMatMul(const ir::Node& node, ir::Graph& graph) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 2, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "A"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 2));
   MLF_RETURN_IF_ERROR(CheckPresent(node, 1, "B"));
   const ir::Value& a = graph.value(node.inputs[0]);
   const ir::Value& b = graph.value(node.inputs[1]);
-  MLF_RETURN_IF_ERROR(CheckDType(node, "A", a.dtype, kMatMulDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, a.dtype, kMatMulDTypes, "A"));
   if (b.dtype != a.dtype) {
     return NodeError(node, "A is " + std::string(DTypeName(a.dtype)) + " but B is " +
                                DTypeName(b.dtype));
@@ -173,11 +172,10 @@ Status InferMatMul(const ir::Node& node, ir::Graph& graph) {
 }
 
 Status InferGemm(const ir::Node& node, ir::Graph& graph) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 3, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "A"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 3));
   MLF_RETURN_IF_ERROR(CheckPresent(node, 1, "B"));
   const DType t = graph.value(node.inputs[0]).dtype;
-  MLF_RETURN_IF_ERROR(CheckDType(node, "A", t, kFloatDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, t, kFloatDTypes, "A"));
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     if (node.HasInput(i) && graph.value(node.inputs[i]).dtype != t) {
       return NodeError(node, std::string(i == 1 ? "B" : "C") + " is " +
@@ -238,7 +236,7 @@ Status EvaluateMatMul(const ir::Node& node, const std::vector<const ir::HostTens
   }
   MLF_ASSIGN_OR_RETURN(MatMulShape s, ComputeMatMulShape(node, in[0]->shape, in[1]->shape));
   ir::HostTensor y = ir::HostTensor::Zeros(in[0]->dtype, s.out);
-  MLF_RETURN_IF_ERROR(CheckDType(node, "A", in[0]->dtype, kMatMulDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, in[0]->dtype, kMatMulDTypes, "A"));
   VisitNumeric(in[0]->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     MatMulLoops<T>(s, in[0]->data<T>(), in[1]->data<T>(), y.data<T>());

@@ -38,10 +38,9 @@ Result<SoftmaxGeometry> Geometry(const ir::Node& node, const std::vector<int64_t
 }
 
 Status InferSoftmax(const ir::Node& node, ir::Graph& graph) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "input"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
   const ir::Value& x = graph.value(node.inputs[0]);
-  MLF_RETURN_IF_ERROR(CheckDType(node, "input", x.dtype, kFloatDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, x.dtype, kFloatDTypes, "input"));
   MLF_RETURN_IF_ERROR(Geometry(node, x.shape).status());
   SetOutput(node, graph, 0, x.dtype, x.shape);
   return Status::Ok();
@@ -166,18 +165,18 @@ Status InferBatchNorm(const ir::Node& node, ir::Graph& graph) {
     return NodeUnsupported(node, "has " + std::to_string(node.outputs.size()) +
                                      " outputs; only the inference form with one output (Y) is supported");
   }
-  MLF_RETURN_IF_ERROR(CheckArity(node, 5, 5, 1, 1));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 5, 5));
   for (size_t i = 0; i < 5; ++i) MLF_RETURN_IF_ERROR(CheckPresent(node, i, kBnInputs[i]));
   const ir::Value& x = graph.value(node.inputs[0]);
-  MLF_RETURN_IF_ERROR(CheckDType(node, "input X", x.dtype, kFloatDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, x.dtype, kFloatDTypes, "input X"));
   if (x.shape.size() < 2) {
     return NodeError(node, "X must have rank 2 or more (N, C, ...), got shape " + FormatShape(x.shape));
   }
   const std::vector<int64_t> channels = {x.shape[1]};
   for (size_t i = 1; i < 5; ++i) {
     const ir::Value& p = graph.value(node.inputs[i]);
-    MLF_RETURN_IF_ERROR(CheckDType(node, std::string(kBnInputs[i]) + " (input " + std::to_string(i) + ")",
-                                   p.dtype, kFloatDTypes));
+    MLF_RETURN_IF_ERROR(CheckDType(node, p.dtype, kFloatDTypes,
+                                   std::string(kBnInputs[i]) + " (input " + std::to_string(i) + ")"));
     if (p.shape != channels) {
       return NodeError(node, std::string(kBnInputs[i]) + " (input " + std::to_string(i) + ") has shape " +
                                  FormatShape(p.shape) + ", expected " + FormatShape(channels) +

@@ -80,7 +80,7 @@ TEST(SoftmaxInfer, ShapesAndErrors) {
   arity.Input("x", DType::kFloat32, {3});
   arity.Output("y");
   arity.Output("z");
-  EXPECT_EQ(arity.Infer().message(), "node 'n0' (Softmax): expects 1 outputs, got 2");
+  EXPECT_EQ(arity.Infer().message(), "node 'n0' (Softmax): expects 1 output, got 2");
 }
 
 TEST(SoftmaxEvaluate, HandComputedValues) {

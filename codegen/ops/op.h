@@ -14,8 +14,9 @@
 //   macs      multiply-accumulates of one run (0 when not meaningful);
 //   scratch   bytes of workspace the emitted code needs besides its output.
 //
-// Families of operators live in one file each (elementwise.cc, conv.cc, ...)
-// and register themselves in registry.cc.
+// Families of operators live in one file each (elementwise.cc, conv.cc, ...),
+// each with its Register function below, called in registry.cc. To add an
+// operator, copy the example gather.cc (README.md, "Adding an operator").
 #ifndef MLFKIT_CODEGEN_OPS_OP_H_
 #define MLFKIT_CODEGEN_OPS_OP_H_
 
@@ -92,6 +93,9 @@ void RegisterPoolOps(std::vector<OpDef>* table);
 void RegisterNormalizationOps(std::vector<OpDef>* table);
 void RegisterReduceOps(std::vector<OpDef>* table);
 void RegisterShapeOps(std::vector<OpDef>* table);
+void RegisterSlicePadOps(std::vector<OpDef>* table);
+void RegisterGatherOps(std::vector<OpDef>* table);
+void RegisterCastOps(std::vector<OpDef>* table);
 void RegisterResizeOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops

@@ -92,11 +92,10 @@ Status InferPool(const ir::Node& node, ir::Graph& graph) {
     return NodeUnsupported(node, "the optional Indices output (output 1) of MaxPool is not "
                                  "supported; remove it from the node's outputs");
   }
-  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "X"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
   const ir::Value& x = graph.value(node.inputs[0]);
   MLF_RETURN_IF_ERROR(
-      CheckDType(node, "X", x.dtype, node.op == "MaxPool" ? kMaxPoolDTypes : kFloatDTypes));
+      CheckDType(node, x.dtype, node.op == "MaxPool" ? kMaxPoolDTypes : kFloatDTypes, "X"));
   MLF_ASSIGN_OR_RETURN(PoolShape s, ComputePoolShape(node, x.shape));
   std::vector<int64_t> shape = {x.shape[0], x.shape[1]};
   shape.insert(shape.end(), s.w.out.begin(), s.w.out.end());
@@ -105,10 +104,9 @@ Status InferPool(const ir::Node& node, ir::Graph& graph) {
 }
 
 Status InferGlobalPool(const ir::Node& node, ir::Graph& graph) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "X"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
   const ir::Value& x = graph.value(node.inputs[0]);
-  MLF_RETURN_IF_ERROR(CheckDType(node, "X", x.dtype, kFloatDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, x.dtype, kFloatDTypes, "X"));
   if (x.shape.size() < 3) {
     return NodeError(node, "input X " + FormatShape(x.shape) +
                                " must have rank >= 3 (N, C and at least one spatial axis)");
@@ -177,7 +175,7 @@ Status EvaluatePool(const ir::Node& node, const std::vector<const ir::HostTensor
     case DType::kFloat64: PoolLoops<double>(s, x.data<double>(), y.data<double>()); break;
     case DType::kInt8: PoolLoops<int8_t>(s, x.data<int8_t>(), y.data<int8_t>()); break;
     case DType::kUInt8: PoolLoops<uint8_t>(s, x.data<uint8_t>(), y.data<uint8_t>()); break;
-    default: return CheckDType(node, "X", x.dtype, kMaxPoolDTypes);
+    default: return CheckDType(node, x.dtype, kMaxPoolDTypes, "X");
   }
   out->push_back(std::move(y));
   return Status::Ok();
@@ -214,7 +212,7 @@ Status EvaluateGlobalPool(const ir::Node& node, const std::vector<const ir::Host
   } else if (x.dtype == DType::kFloat64) {
     GlobalLoops<double>(max, planes, size, x.data<double>(), y.data<double>());
   } else {
-    return CheckDType(node, "X", x.dtype, kFloatDTypes);
+    return CheckDType(node, x.dtype, kFloatDTypes, "X");
   }
   out->push_back(std::move(y));
   return Status::Ok();

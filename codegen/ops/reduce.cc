@@ -102,10 +102,9 @@ Result<Plan> MakePlan(const ir::Node& node, const std::vector<int64_t>& in_shape
 }
 
 Status Infer(const ir::Node& node, ir::Graph& graph) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 2, 1, 1));
-  MLF_RETURN_IF_ERROR(CheckPresent(node, 0, "data"));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 2));
   const ir::Value& x = graph.value(node.inputs[0]);
-  MLF_RETURN_IF_ERROR(CheckDType(node, "input data", x.dtype, kNumericDTypes));
+  MLF_RETURN_IF_ERROR(CheckDType(node, x.dtype, kNumericDTypes, "input data"));
   const ir::HostTensor* axes = nullptr;
   if (node.HasInput(1)) {
     const ir::Value& a = graph.value(node.inputs[1]);

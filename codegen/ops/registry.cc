@@ -18,6 +18,9 @@ const std::vector<OpDef>& Table() {
     RegisterNormalizationOps(t);
     RegisterReduceOps(t);
     RegisterShapeOps(t);
+    RegisterSlicePadOps(t);
+    RegisterGatherOps(t);
+    RegisterCastOps(t);
     RegisterResizeOps(t);
     return t;
   }();

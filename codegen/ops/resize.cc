@@ -14,12 +14,11 @@
 #include <cstring>
 
 #include "codegen/ops/op.h"
-#include "codegen/ops/shape_util.h"
+#include "codegen/ops/op_util.h"
 
 namespace mlf::ops {
 namespace {
 
-using namespace shape_util;  // NOLINT: the helpers of this family
 using Shape = std::vector<int64_t>;
 
 enum class Mode { kNearest, kLinear };
@@ -56,14 +55,14 @@ bool Given(const std::vector<InputInfo>& in, size_t i) {
 Result<std::vector<double>> ConstantFloats(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
                                            const std::string& what, size_t expected) {
   const std::string name = "input " + std::to_string(i) + " (" + what + ")";
-  if (in[i].data == nullptr) return Invalid(node, name + " must be a constant");
+  if (in[i].data == nullptr) return NodeError(node, name + " must be a constant");
   if (in[i].dtype != DType::kFloat32 && in[i].dtype != DType::kFloat64 && in[i].dtype != DType::kFloat16) {
-    return Invalid(node, name + " must be a float tensor, got " + DTypeName(in[i].dtype));
+    return NodeError(node, name + " must be a float tensor, got " + DTypeName(in[i].dtype));
   }
   std::vector<double> v;
   for (uint64_t k = 0; k < in[i].data->element_count(); ++k) v.push_back(in[i].data->GetDouble(k));
   if (v.size() != expected) {
-    return Invalid(node, name + " has " + std::to_string(v.size()) + " values, expected " + std::to_string(expected));
+    return NodeError(node, name + " has " + std::to_string(v.size()) + " values, expected " + std::to_string(expected));
   }
   return v;
 }
@@ -72,8 +71,8 @@ Status ParseModes(const ir::Node& node, ResizePlan* p) {
   MLF_ASSIGN_OR_RETURN(std::string mode, node.String("mode", "nearest"));
   if (mode == "nearest") p->mode = Mode::kNearest;
   else if (mode == "linear") p->mode = Mode::kLinear;
-  else if (mode == "cubic") return Unsupported(node, "mode 'cubic' is not supported (nearest and linear are)");
-  else return Invalid(node, "unknown mode '" + mode + "' (expected nearest, linear or cubic)");
+  else if (mode == "cubic") return NodeUnsupported(node, "mode 'cubic' is not supported (nearest and linear are)");
+  else return NodeError(node, "unknown mode '" + mode + "' (expected nearest, linear or cubic)");
 
   MLF_ASSIGN_OR_RETURN(std::string coord, node.String("coordinate_transformation_mode", "half_pixel"));
   static const std::pair<const char*, Coord> kCoords[] = {
@@ -89,20 +88,20 @@ Status ParseModes(const ir::Node& node, ResizePlan* p) {
   for (const auto& [name, value] : kCoords) {
     if (coord == name) p->coord = value, found = true;
   }
-  if (!found) return Invalid(node, "unknown coordinate_transformation_mode '" + coord + "'");
+  if (!found) return NodeError(node, "unknown coordinate_transformation_mode '" + coord + "'");
 
   MLF_ASSIGN_OR_RETURN(std::string rounding, node.String("nearest_mode", "round_prefer_floor"));
   if (rounding == "round_prefer_floor") p->rounding = Rounding::kRoundPreferFloor;
   else if (rounding == "round_prefer_ceil") p->rounding = Rounding::kRoundPreferCeil;
   else if (rounding == "floor") p->rounding = Rounding::kFloor;
   else if (rounding == "ceil") p->rounding = Rounding::kCeil;
-  else return Invalid(node, "unknown nearest_mode '" + rounding + "'");
+  else return NodeError(node, "unknown nearest_mode '" + rounding + "'");
 
   MLF_ASSIGN_OR_RETURN(int64_t antialias, node.Int("antialias", 0));
-  if (antialias != 0) return Unsupported(node, "antialias=1 is not supported");
+  if (antialias != 0) return NodeUnsupported(node, "antialias=1 is not supported");
   MLF_ASSIGN_OR_RETURN(std::string policy, node.String("keep_aspect_ratio_policy", "stretch"));
   if (policy != "stretch") {
-    return Unsupported(node, "keep_aspect_ratio_policy '" + policy + "' is not supported (only stretch)");
+    return NodeUnsupported(node, "keep_aspect_ratio_policy '" + policy + "' is not supported (only stretch)");
   }
   return Status::Ok();
 }
@@ -115,8 +114,8 @@ Result<ResizePlan> PlanResize(const ir::Node& node, const std::vector<InputInfo>
   p.in = in[0].shape;
   const size_t r = p.in.size();
   if (p.mode == Mode::kLinear && p.dtype != DType::kFloat32 && p.dtype != DType::kFloat64) {
-    return Unsupported(node, std::string("mode 'linear' supports float32 and float64 data, got ") +
-                                 DTypeName(p.dtype));
+    return NodeUnsupported(node, std::string("mode 'linear' supports float32 and float64 data, got ") +
+                                     DTypeName(p.dtype));
   }
   Shape all;
   for (size_t d = 0; d < r; ++d) all.push_back(static_cast<int64_t>(d));
@@ -125,7 +124,7 @@ Result<ResizePlan> PlanResize(const ir::Node& node, const std::vector<InputInfo>
   std::vector<bool> seen(r, false);
   for (int64_t a : axes_attr) {
     MLF_ASSIGN_OR_RETURN(size_t d, NormalizeAxis(node, a, r, "axis"));
-    if (seen[d]) return Invalid(node, "axes " + FormatShape(axes_attr) + " name axis " + std::to_string(d) + " twice");
+    if (seen[d]) return NodeError(node, "axes " + FormatShape(axes_attr) + " name axis " + std::to_string(d) + " twice");
     seen[d] = true;
     axes.push_back(d);
   }
@@ -145,14 +144,14 @@ Result<ResizePlan> PlanResize(const ir::Node& node, const std::vector<InputInfo>
   }
   const bool has_scales = Given(in, 2), has_sizes = Given(in, 3);
   if (has_scales == has_sizes) {
-    return Invalid(node, has_scales ? "only one of input 2 (scales) and input 3 (sizes) may be given"
-                                    : "one of input 2 (scales) and input 3 (sizes) is required");
+    return NodeError(node, has_scales ? "only one of input 2 (scales) and input 3 (sizes) may be given"
+                                      : "one of input 2 (scales) and input 3 (sizes) is required");
   }
   if (has_scales) {
     MLF_ASSIGN_OR_RETURN(std::vector<double> scales, ConstantFloats(node, in, 2, "scales", n));
     for (size_t k = 0; k < n; ++k) {
       const size_t d = axes[k];
-      if (!(scales[k] > 0)) return Invalid(node, "scale " + std::to_string(scales[k]) + " of axis " + std::to_string(d) + " is not positive");
+      if (!(scales[k] > 0)) return NodeError(node, "scale " + std::to_string(scales[k]) + " of axis " + std::to_string(d) + " is not positive");
       p.scale[d] = scales[k];
       const double extent = p.coord == Coord::kTfCropAndResize ? p.roi_end[d] - p.roi_start[d] : 1.0;
       p.length[d] = static_cast<double>(p.in[d]) * extent * scales[k];
@@ -162,12 +161,12 @@ Result<ResizePlan> PlanResize(const ir::Node& node, const std::vector<InputInfo>
   } else {
     MLF_ASSIGN_OR_RETURN(Shape sizes, ConstantInts(node, in, 3, "sizes"));
     if (sizes.size() != n) {
-      return Invalid(node, "input 3 (sizes) has " + std::to_string(sizes.size()) + " values, expected " +
-                               std::to_string(n));
+      return NodeError(node, "input 3 (sizes) has " + std::to_string(sizes.size()) + " values, expected " +
+                                 std::to_string(n));
     }
     for (size_t k = 0; k < n; ++k) {
       const size_t d = axes[k];
-      if (sizes[k] < 0) return Invalid(node, "size " + std::to_string(sizes[k]) + " of axis " + std::to_string(d) + " is negative");
+      if (sizes[k] < 0) return NodeError(node, "size " + std::to_string(sizes[k]) + " of axis " + std::to_string(d) + " is negative");
       p.out[d] = sizes[k];
       p.length[d] = static_cast<double>(sizes[k]);
       p.scale[d] = p.in[d] > 0 ? static_cast<double>(sizes[k]) / static_cast<double>(p.in[d]) : 1.0;
@@ -175,7 +174,7 @@ Result<ResizePlan> PlanResize(const ir::Node& node, const std::vector<InputInfo>
   }
   for (size_t d = 0; d < r; ++d) {
     if (p.in[d] == 0 && p.out[d] > 0) {
-      return Invalid(node, "cannot resize axis " + std::to_string(d) + " of size 0 to " + std::to_string(p.out[d]));
+      return NodeError(node, "cannot resize axis " + std::to_string(d) + " of size 0 to " + std::to_string(p.out[d]));
     }
   }
   MLF_ASSIGN_OR_RETURN(double extrapolation, node.Float("extrapolation_value", 0.0));
@@ -242,7 +241,7 @@ Sample SampleAt(const ResizePlan& p, size_t d, int64_t o) {
 Status ResizeInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(ResizePlan p, PlanResize(node, in));
-  SetOutput(graph, node, 0, p.dtype, p.out);
+  SetOutput(node, graph, 0, p.dtype, p.out);
   return Status::Ok();
 }
 

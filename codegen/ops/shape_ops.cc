@@ -1,19 +1,18 @@
 // Operators that only move data: Reshape, Flatten, Squeeze, Unsqueeze (one
 // copy of the whole buffer), Transpose, Concat, Split (strided copies),
 // Shape and ConstantOfShape (constants). Slice and Pad live in slice_pad.cc,
-// Gather and Cast in gather_cast.cc. Every dtype is supported: elements are
+// Gather in gather.cc. Every dtype is supported: elements are
 // moved as bytes (evaluate) or as their C type (emit).
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
 #include "codegen/ops/op.h"
-#include "codegen/ops/shape_util.h"
+#include "codegen/ops/op_util.h"
 
 namespace mlf::ops {
 namespace {
 
-using namespace shape_util;  // NOLINT: the helpers of this family
 using Shape = std::vector<int64_t>;
 using ShapeFn = Result<Shape> (*)(const ir::Node&, const std::vector<InputInfo>&);
 
@@ -32,43 +31,43 @@ Result<Shape> ReshapeShape(const ir::Node& node, const std::vector<InputInfo>& i
   int64_t known = 1;
   for (size_t d = 0; d < target.size(); ++d) {
     if (target[d] == -1) {
-      if (infer_at >= 0) return Invalid(node, "shape " + Ints(target) + " has more than one -1");
+      if (infer_at >= 0) return NodeError(node, "shape " + Ints(target) + " has more than one -1");
       infer_at = static_cast<int>(d);
       continue;
     }
     if (target[d] < -1) {
-      return Invalid(node, "shape " + Ints(target) + " has a negative dimension other than -1");
+      return NodeError(node, "shape " + Ints(target) + " has a negative dimension other than -1");
     }
     if (target[d] == 0) {
       has_zero = true;
       if (allowzero == 0) {
         if (d >= x.size()) {
-          return Invalid(node, "shape " + Ints(target) + ": 0 at index " + std::to_string(d) +
-                                   " copies an input dimension, but the input " + Ints(x) +
-                                   " has rank " + std::to_string(x.size()));
+          return NodeError(node, "shape " + Ints(target) + ": 0 at index " + std::to_string(d) +
+                                     " copies an input dimension, but the input " + Ints(x) +
+                                     " has rank " + std::to_string(x.size()));
         }
         out[d] = x[d];
       }
     }
     if (__builtin_mul_overflow(known, out[d], &known)) {
-      return Invalid(node, "shape " + Ints(target) + " has more elements than a 64-bit count holds");
+      return NodeError(node, "shape " + Ints(target) + " has more elements than a 64-bit count holds");
     }
   }
   const int64_t total = Product(x, 0, x.size());
   if (infer_at >= 0) {
     if (allowzero != 0 && has_zero) {
-      return Invalid(node, "shape " + Ints(target) + " has both -1 and 0 with allowzero=1");
+      return NodeError(node, "shape " + Ints(target) + " has both -1 and 0 with allowzero=1");
     }
     if (known == 0 || total % known != 0) {
-      return Invalid(node, "cannot reshape " + Ints(x) + " to " + Ints(target) +
-                               ": the -1 dimension cannot be inferred");
+      return NodeError(node, "cannot reshape " + Ints(x) + " to " + Ints(target) +
+                                 ": the -1 dimension cannot be inferred");
     }
     out[static_cast<size_t>(infer_at)] = total / known;
   }
   if (Product(out, 0, out.size()) != total) {
-    return Invalid(node, "cannot reshape " + Ints(x) + " (" + std::to_string(total) + " elements) to " +
-                             Ints(out) + " (" + std::to_string(Product(out, 0, out.size())) +
-                             " elements)");
+    return NodeError(node, "cannot reshape " + Ints(x) + " (" + std::to_string(total) + " elements) to " +
+                               Ints(out) + " (" + std::to_string(Product(out, 0, out.size())) +
+                               " elements)");
   }
   return out;
 }
@@ -99,7 +98,7 @@ Result<std::vector<bool>> AxisSet(const ir::Node& node, const Shape& axes, size_
   std::vector<bool> set(rank, false);
   for (int64_t a : axes) {
     MLF_ASSIGN_OR_RETURN(size_t d, NormalizeAxis(node, a, rank, "axis"));
-    if (set[d]) return Invalid(node, "axes " + Ints(axes) + " name axis " + std::to_string(d) + " twice");
+    if (set[d]) return NodeError(node, "axes " + Ints(axes) + " name axis " + std::to_string(d) + " twice");
     set[d] = true;
   }
   return set;
@@ -120,8 +119,8 @@ Result<Shape> SqueezeShape(const ir::Node& node, const std::vector<InputInfo>& i
     if (!squeeze[d]) {
       out.push_back(x[d]);
     } else if (x[d] != 1) {
-      return Invalid(node, "cannot squeeze axis " + std::to_string(d) + " of size " +
-                               std::to_string(x[d]) + " (input shape " + Ints(x) + ")");
+      return NodeError(node, "cannot squeeze axis " + std::to_string(d) + " of size " +
+                                 std::to_string(x[d]) + " (input shape " + Ints(x) + ")");
     }
   }
   return out;
@@ -131,7 +130,7 @@ Result<Shape> UnsqueezeShape(const ir::Node& node, const std::vector<InputInfo>&
   MLF_RETURN_IF_ERROR(CheckArity(node, 1, 2));
   const Shape& x = in[0].shape;
   MLF_ASSIGN_OR_RETURN(std::optional<Shape> axes, AxesInputOrAttr(node, in));
-  if (!axes) return Invalid(node, "input 1 (axes) is required");
+  if (!axes) return NodeError(node, "input 1 (axes) is required");
   MLF_ASSIGN_OR_RETURN(std::vector<bool> insert, AxisSet(node, *axes, x.size() + axes->size()));
   Shape out;
   size_t next = 0;
@@ -143,7 +142,7 @@ template <ShapeFn F>
 Status ViewInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(Shape out, F(node, in));
-  SetOutput(graph, node, 0, in[0].dtype, out);
+  SetOutput(node, graph, 0, in[0].dtype, out);
   return Status::Ok();
 }
 
@@ -177,8 +176,8 @@ Result<Shape> TransposePerm(const ir::Node& node, const Shape& x) {
     if (ok) seen[static_cast<size_t>(p)] = true;
   }
   if (!ok) {
-    return Invalid(node, "perm " + Ints(perm) + " is not a permutation of the " +
-                             std::to_string(x.size()) + " axes of the input " + Ints(x));
+    return NodeError(node, "perm " + Ints(perm) + " is not a permutation of the " +
+                               std::to_string(x.size()) + " axes of the input " + Ints(x));
   }
   return perm;
 }
@@ -189,7 +188,7 @@ Status TransposeInfer(const ir::Node& node, ir::Graph& graph) {
   MLF_ASSIGN_OR_RETURN(Shape perm, TransposePerm(node, in[0].shape));
   Shape out;
   for (int64_t p : perm) out.push_back(in[0].shape[static_cast<size_t>(p)]);
-  SetOutput(graph, node, 0, in[0].dtype, out);
+  SetOutput(node, graph, 0, in[0].dtype, out);
   return Status::Ok();
 }
 
@@ -235,8 +234,8 @@ struct ConcatPlan {
 };
 
 Result<ConcatPlan> PlanConcat(const ir::Node& node, const std::vector<InputInfo>& in) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 0));
-  if (!node.HasAttr("axis")) return Invalid(node, "attribute 'axis' is required");
+  MLF_RETURN_IF_ERROR(CheckArity(node, 1, kNoMax));
+  if (!node.HasAttr("axis")) return NodeError(node, "attribute 'axis' is required");
   MLF_ASSIGN_OR_RETURN(int64_t axis_attr, node.Int("axis", 0));
   const Shape& first = in[0].shape;
   ConcatPlan p;
@@ -244,17 +243,17 @@ Result<ConcatPlan> PlanConcat(const ir::Node& node, const std::vector<InputInfo>
   p.out = first;
   p.out[p.axis] = 0;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (!in[i].present) return Invalid(node, "input " + std::to_string(i) + " is omitted");
+    if (!in[i].present) return NodeError(node, "input " + std::to_string(i) + " is omitted");
     if (in[i].dtype != in[0].dtype) {
-      return Invalid(node, "input " + std::to_string(i) + " is " + DTypeName(in[i].dtype) +
-                               ", input 0 is " + DTypeName(in[0].dtype));
+      return NodeError(node, "input " + std::to_string(i) + " is " + DTypeName(in[i].dtype) +
+                                 ", input 0 is " + DTypeName(in[0].dtype));
     }
     bool same = in[i].shape.size() == first.size();
     for (size_t d = 0; same && d < first.size(); ++d) same = d == p.axis || in[i].shape[d] == first[d];
     if (!same) {
-      return Invalid(node, "input " + std::to_string(i) + " has shape " + Ints(in[i].shape) +
-                               ", which does not match input 0 " + Ints(first) + " outside axis " +
-                               std::to_string(p.axis));
+      return NodeError(node, "input " + std::to_string(i) + " has shape " + Ints(in[i].shape) +
+                                 ", which does not match input 0 " + Ints(first) + " outside axis " +
+                                 std::to_string(p.axis));
     }
     p.out[p.axis] += in[i].shape[p.axis];
   }
@@ -264,7 +263,7 @@ Result<ConcatPlan> PlanConcat(const ir::Node& node, const std::vector<InputInfo>
 Status ConcatInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(ConcatPlan p, PlanConcat(node, in));
-  SetOutput(graph, node, 0, in[0].dtype, p.out);
+  SetOutput(node, graph, 0, in[0].dtype, p.out);
   return Status::Ok();
 }
 
@@ -310,7 +309,7 @@ struct SplitPlan {
 };
 
 Result<SplitPlan> PlanSplit(const ir::Node& node, const std::vector<InputInfo>& in) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 2, 1, 0));
+  MLF_RETURN_IF_ERROR(CheckArity(node, 1, 2, 1, kNoMax));
   const Shape& x = in[0].shape;
   MLF_ASSIGN_OR_RETURN(int64_t axis_attr, node.Int("axis", 0));
   SplitPlan p;
@@ -320,8 +319,8 @@ Result<SplitPlan> PlanSplit(const ir::Node& node, const std::vector<InputInfo>& 
   if (node.HasAttr("num_outputs")) {
     MLF_ASSIGN_OR_RETURN(int64_t num, node.Int("num_outputs", 0));
     if (num != static_cast<int64_t>(n)) {
-      return Invalid(node, "num_outputs is " + std::to_string(num) + " but the node has " +
-                               std::to_string(n) + " outputs");
+      return NodeError(node, "num_outputs is " + std::to_string(num) + " but the node has " +
+                                 std::to_string(n) + " outputs");
     }
   }
   if (Has(in, 1)) {
@@ -333,25 +332,25 @@ Result<SplitPlan> PlanSplit(const ir::Node& node, const std::vector<InputInfo>& 
     const int64_t chunk = (dim + static_cast<int64_t>(n) - 1) / static_cast<int64_t>(n);
     const int64_t last = dim - chunk * static_cast<int64_t>(n - 1);
     if (last < 0) {
-      return Invalid(node, "cannot split axis " + std::to_string(p.axis) + " of size " +
-                               std::to_string(dim) + " into " + std::to_string(n) + " parts");
+      return NodeError(node, "cannot split axis " + std::to_string(p.axis) + " of size " +
+                                 std::to_string(dim) + " into " + std::to_string(n) + " parts");
     }
     p.sizes.assign(n, chunk);
     p.sizes.back() = last;
     return p;
   }
   if (p.sizes.size() != n) {
-    return Invalid(node, "split " + Ints(p.sizes) + " has " + std::to_string(p.sizes.size()) +
-                             " sizes for " + std::to_string(n) + " outputs");
+    return NodeError(node, "split " + Ints(p.sizes) + " has " + std::to_string(p.sizes.size()) +
+                               " sizes for " + std::to_string(n) + " outputs");
   }
   int64_t sum = 0;
   for (int64_t s : p.sizes) {
-    if (s < 0) return Invalid(node, "split " + Ints(p.sizes) + " has a negative size");
+    if (s < 0) return NodeError(node, "split " + Ints(p.sizes) + " has a negative size");
     sum += s;
   }
   if (sum != dim) {
-    return Invalid(node, "split " + Ints(p.sizes) + " sums to " + std::to_string(sum) + ", but axis " +
-                             std::to_string(p.axis) + " has size " + std::to_string(dim));
+    return NodeError(node, "split " + Ints(p.sizes) + " sums to " + std::to_string(sum) + ", but axis " +
+                               std::to_string(p.axis) + " has size " + std::to_string(dim));
   }
   return p;
 }
@@ -362,7 +361,7 @@ Status SplitInfer(const ir::Node& node, ir::Graph& graph) {
   for (size_t j = 0; j < p.sizes.size(); ++j) {
     Shape s = in[0].shape;
     s[p.axis] = p.sizes[j];
-    SetOutput(graph, node, j, in[0].dtype, s);
+    SetOutput(node, graph, j, in[0].dtype, s);
   }
   return Status::Ok();
 }
@@ -425,7 +424,7 @@ Result<Shape> ShapeValues(const ir::Node& node, const std::vector<InputInfo>& in
 
 Status ShapeInfer(const ir::Node& node, ir::Graph& graph) {
   MLF_ASSIGN_OR_RETURN(Shape v, ShapeValues(node, GraphInputs(node, graph)));
-  SetOutput(graph, node, 0, DType::kInt64, {static_cast<int64_t>(v.size())});
+  SetOutput(node, graph, 0, DType::kInt64, {static_cast<int64_t>(v.size())});
   return Status::Ok();
 }
 
@@ -459,14 +458,14 @@ Result<FillPlan> PlanConstantOfShape(const ir::Node& node, const std::vector<Inp
   FillPlan p;
   MLF_ASSIGN_OR_RETURN(p.shape, ConstantInts(node, in, 0, "shape"));
   for (int64_t d : p.shape) {
-    if (d < 0) return Invalid(node, "shape " + Ints(p.shape) + " has a negative dimension");
+    if (d < 0) return NodeError(node, "shape " + Ints(p.shape) + " has a negative dimension");
   }
   p.value = ir::HostTensor::Zeros(DType::kFloat32, {1});
   auto it = node.attrs.find("value");
   if (it != node.attrs.end()) {
     const auto* t = std::get_if<ir::HostTensor>(&it->second);
     if (t == nullptr || t->element_count() != 1) {
-      return Invalid(node, "attribute 'value' must be a tensor of one element");
+      return NodeError(node, "attribute 'value' must be a tensor of one element");
     }
     p.value = *t;
   }
@@ -475,7 +474,7 @@ Result<FillPlan> PlanConstantOfShape(const ir::Node& node, const std::vector<Inp
 
 Status ConstantOfShapeInfer(const ir::Node& node, ir::Graph& graph) {
   MLF_ASSIGN_OR_RETURN(FillPlan p, PlanConstantOfShape(node, GraphInputs(node, graph)));
-  SetOutput(graph, node, 0, p.value.dtype, p.shape);
+  SetOutput(node, graph, 0, p.value.dtype, p.shape);
   return Status::Ok();
 }
 
@@ -510,8 +509,6 @@ void RegisterShapeOps(std::vector<OpDef>* table) {
   table->push_back({"Split", SplitInfer, SplitEvaluate, SplitEmit});
   table->push_back({"Shape", ShapeInfer, ShapeEvaluate, ShapeEmit});
   table->push_back({"ConstantOfShape", ConstantOfShapeInfer, ConstantOfShapeEvaluate, ConstantOfShapeEmit});
-  RegisterSlicePadOps(table);
-  RegisterGatherCastOps(table);
 }
 
 }  // namespace mlf::ops

@@ -132,7 +132,7 @@ TEST(Flatten, Axes) {
   t.Input("x", DType::kFloat32, in);
   t.Output("y");
   t.Attr("axis", int64_t{5});
-  EXPECT_EQ(InferError(t), "node 'f' (Flatten): axis 5 is out of range [-4, 4] for rank 4");
+  EXPECT_EQ(InferError(t), "node 'f' (Flatten): axis 5 is out of range for rank 4 (expected -4 to 4)");
 }
 
 TEST(Flatten, Generated) {
@@ -216,7 +216,7 @@ TEST(Unsqueeze, Errors) {
   range.Input("x", DType::kFloat32, {3});
   range.Constant("axes", Int64s({2}));
   range.Output("y");
-  EXPECT_EQ(InferError(range), "node 'u' (Unsqueeze): axis 2 is out of range [-2, 1] for rank 2");
+  EXPECT_EQ(InferError(range), "node 'u' (Unsqueeze): axis 2 is out of range for rank 2 (expected -2 to 1)");
 }
 
 // ---- Transpose -------------------------------------------------------------
@@ -369,7 +369,7 @@ TEST(Split, Errors) {
   SplitShapes({5}, 0, 4, nullptr, &e);
   EXPECT_EQ(e, "node 's' (Split): cannot split axis 0 of size 5 into 4 parts");
   SplitShapes({5}, 1, 2, nullptr, &e);
-  EXPECT_EQ(e, "node 's' (Split): axis 1 is out of range [-1, 0] for rank 1");
+  EXPECT_EQ(e, "node 's' (Split): axis 1 is out of range for rank 1 (expected -1 to 0)");
 }
 
 TEST(Split, Generated) {

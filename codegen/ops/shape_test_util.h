@@ -1,5 +1,5 @@
 // Test helpers for the data-movement operator tests (shape_ops_test.cc,
-// slice_pad_test.cc, gather_cast_test.cc, resize_test.cc). Header-only,
+// slice_pad_test.cc, gather_test.cc, cast_test.cc, resize_test.cc). Header-only,
 // test code only.
 #ifndef MLFKIT_CODEGEN_OPS_SHAPE_TEST_UTIL_H_
 #define MLFKIT_CODEGEN_OPS_SHAPE_TEST_UTIL_H_

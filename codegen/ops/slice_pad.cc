@@ -1,17 +1,16 @@
 // Slice (constant starts/ends/axes/steps, negative indices and steps) and
 // Pad (constant pads; modes constant, reflect, edge; negative pads crop).
-// Part of the data-movement family registered by RegisterShapeOps.
+// Registered by RegisterSlicePadOps (listed in registry.cc).
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
 #include "codegen/ops/op.h"
-#include "codegen/ops/shape_util.h"
+#include "codegen/ops/op_util.h"
 
 namespace mlf::ops {
 namespace {
 
-using namespace shape_util;  // NOLINT: the helpers of this family
 using Shape = std::vector<int64_t>;
 
 // ---- Slice -----------------------------------------------------------------
@@ -35,19 +34,19 @@ Result<std::vector<SliceAxis>> PlanSlice(const ir::Node& node, const std::vector
     MLF_ASSIGN_OR_RETURN(steps, ConstantInts(node, in, 4, "steps"));
   }
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
-    return Invalid(node, "starts, ends, axes and steps have different lengths (" +
-                             std::to_string(starts.size()) + ", " + std::to_string(ends.size()) + ", " +
-                             std::to_string(axes.size()) + ", " + std::to_string(steps.size()) + ")");
+    return NodeError(node, "starts, ends, axes and steps have different lengths (" +
+                               std::to_string(starts.size()) + ", " + std::to_string(ends.size()) + ", " +
+                               std::to_string(axes.size()) + ", " + std::to_string(steps.size()) + ")");
   }
   std::vector<SliceAxis> plan(x.size());
   for (size_t d = 0; d < x.size(); ++d) plan[d].len = x[d];
   std::vector<bool> seen(x.size(), false);
   for (size_t k = 0; k < starts.size(); ++k) {
     MLF_ASSIGN_OR_RETURN(size_t d, NormalizeAxis(node, axes[k], x.size(), "axis"));
-    if (seen[d]) return Invalid(node, "axes " + FormatShape(axes) + " name axis " + std::to_string(d) + " twice");
+    if (seen[d]) return NodeError(node, "axes " + FormatShape(axes) + " name axis " + std::to_string(d) + " twice");
     seen[d] = true;
     const int64_t step = steps[k], dim = x[d];
-    if (step == 0) return Invalid(node, "steps[" + std::to_string(k) + "] is 0");
+    if (step == 0) return NodeError(node, "steps[" + std::to_string(k) + "] is 0");
     int64_t s = starts[k] < 0 ? starts[k] + dim : starts[k];
     int64_t e = ends[k] < 0 ? ends[k] + dim : ends[k];
     SliceAxis& a = plan[d];
@@ -75,7 +74,7 @@ Shape SliceShape(const std::vector<SliceAxis>& plan) {
 Status SliceInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(std::vector<SliceAxis> plan, PlanSlice(node, in));
-  SetOutput(graph, node, 0, in[0].dtype, SliceShape(plan));
+  SetOutput(node, graph, 0, in[0].dtype, SliceShape(plan));
   return Status::Ok();
 }
 
@@ -131,8 +130,8 @@ Result<PadPlan> PlanPad(const ir::Node& node, const std::vector<InputInfo>& in) 
   if (mode == "constant") p.mode = PadMode::kConstant;
   else if (mode == "reflect") p.mode = PadMode::kReflect;
   else if (mode == "edge") p.mode = PadMode::kEdge;
-  else if (mode == "wrap") return Unsupported(node, "mode 'wrap' is not supported (constant, reflect, edge are)");
-  else return Invalid(node, "unknown mode '" + mode + "' (expected constant, reflect, edge)");
+  else if (mode == "wrap") return NodeUnsupported(node, "mode 'wrap' is not supported (constant, reflect, edge are)");
+  else return NodeError(node, "unknown mode '" + mode + "' (expected constant, reflect, edge)");
 
   Shape pads;
   if (Has(in, 1) || !node.HasAttr("pads")) {
@@ -146,16 +145,16 @@ Result<PadPlan> PlanPad(const ir::Node& node, const std::vector<InputInfo>& in) 
     MLF_ASSIGN_OR_RETURN(axes, ConstantInts(node, in, 3, "axes"));
   }
   if (pads.size() != 2 * axes.size()) {
-    return Invalid(node, "pads " + FormatShape(pads) + " has " + std::to_string(pads.size()) +
-                             " values, expected " + std::to_string(2 * axes.size()) + " (begin and end for " +
-                             std::to_string(axes.size()) + " axes)");
+    return NodeError(node, "pads " + FormatShape(pads) + " has " + std::to_string(pads.size()) +
+                               " values, expected " + std::to_string(2 * axes.size()) + " (begin and end for " +
+                               std::to_string(axes.size()) + " axes)");
   }
   p.begin.assign(r, 0);
   p.end.assign(r, 0);
   std::vector<bool> seen(r, false);
   for (size_t k = 0; k < axes.size(); ++k) {
     MLF_ASSIGN_OR_RETURN(size_t d, NormalizeAxis(node, axes[k], r, "axis"));
-    if (seen[d]) return Invalid(node, "axes " + FormatShape(axes) + " name axis " + std::to_string(d) + " twice");
+    if (seen[d]) return NodeError(node, "axes " + FormatShape(axes) + " name axis " + std::to_string(d) + " twice");
     seen[d] = true;
     p.begin[d] = pads[k];
     p.end[d] = pads[k + axes.size()];
@@ -163,13 +162,13 @@ Result<PadPlan> PlanPad(const ir::Node& node, const std::vector<InputInfo>& in) 
   for (size_t d = 0; d < r; ++d) {
     p.out.push_back(x[d] + p.begin[d] + p.end[d]);
     if (p.out[d] < 0) {
-      return Invalid(node, "pads " + FormatShape(pads) + " crop axis " + std::to_string(d) + " of size " +
-                               std::to_string(x[d]) + " below zero");
+      return NodeError(node, "pads " + FormatShape(pads) + " crop axis " + std::to_string(d) + " of size " +
+                                 std::to_string(x[d]) + " below zero");
     }
     const int64_t kept = x[d] - std::max<int64_t>(0, -p.begin[d]) - std::max<int64_t>(0, -p.end[d]);
     if (p.mode != PadMode::kConstant && (p.begin[d] > 0 || p.end[d] > 0) && kept <= 0) {
-      return Invalid(node, "mode '" + mode + "' cannot pad axis " + std::to_string(d) +
-                               ": it has no elements to repeat");
+      return NodeError(node, "mode '" + mode + "' cannot pad axis " + std::to_string(d) +
+                                 ": it has no elements to repeat");
     }
   }
   if (p.mode == PadMode::kConstant) {
@@ -177,11 +176,11 @@ Result<PadPlan> PlanPad(const ir::Node& node, const std::vector<InputInfo>& in) 
     if (Has(in, 2)) {
       const InputInfo& v = in[2];
       if (v.dtype != in[0].dtype) {
-        return Invalid(node, "input 2 (constant_value) is " + std::string(DTypeName(v.dtype)) +
-                                 ", the data is " + DTypeName(in[0].dtype));
+        return NodeError(node, "input 2 (constant_value) is " + std::string(DTypeName(v.dtype)) +
+                                   ", the data is " + DTypeName(in[0].dtype));
       }
       if (Product(v.shape, 0, v.shape.size()) != 1) {
-        return Invalid(node, "input 2 (constant_value) must have one element, got shape " + FormatShape(v.shape));
+        return NodeError(node, "input 2 (constant_value) must have one element, got shape " + FormatShape(v.shape));
       }
       if (v.data != nullptr) p.value->bytes = v.data->bytes;
       else p.value.reset();
@@ -216,7 +215,7 @@ int64_t PadSource(const PadPlan& p, int64_t dim, size_t d, int64_t o) {
 Status PadInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(PadPlan p, PlanPad(node, in));
-  SetOutput(graph, node, 0, in[0].dtype, p.out);
+  SetOutput(node, graph, 0, in[0].dtype, p.out);
   return Status::Ok();
 }
 

@@ -1,9 +1,6 @@
-// Gather (constant or runtime int32/int64 indices; generated code clamps
-// out-of-range runtime indices instead of reading out of bounds) and
-// Cast / CastLike between every dtype of artifact/format/dtype.h. Part of the
-// data-movement family registered by RegisterShapeOps.
+// Cast / CastLike between every dtype of artifact/format/dtype.h.
 //
-// Cast semantics (evaluate and generated code agree):
+// Semantics (evaluate and generated code agree):
 //   - integer -> integer: C conversion (wraps modulo 2^bits);
 //   - float -> integer: truncation towards zero; NaN gives 0, values beyond
 //     the target's range saturate (C leaves them undefined);
@@ -16,119 +13,10 @@
 
 #include "artifact/format/tensor_values.h"
 #include "codegen/ops/op.h"
-#include "codegen/ops/shape_util.h"
+#include "codegen/ops/op_util.h"
 
 namespace mlf::ops {
 namespace {
-
-using namespace shape_util;  // NOLINT: the helpers of this family
-using Shape = std::vector<int64_t>;
-
-// ---- Gather ----------------------------------------------------------------
-
-struct GatherPlan {
-  size_t axis = 0;
-  Shape out;
-  int64_t outer = 1, dim = 0, inner = 1, count = 0;
-};
-
-Status CheckIndex(const ir::Node& node, int64_t index, const GatherPlan& p) {
-  if (index < -p.dim || index >= p.dim) {
-    return Invalid(node, "index " + std::to_string(index) + " is out of range for axis " +
-                             std::to_string(p.axis) + " of size " + std::to_string(p.dim));
-  }
-  return Status::Ok();
-}
-
-Result<GatherPlan> PlanGather(const ir::Node& node, const std::vector<InputInfo>& in) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 2));
-  MLF_ASSIGN_OR_RETURN(const InputInfo* indices, RequiredInput(node, in, 1, "indices"));
-  if (indices->dtype != DType::kInt32 && indices->dtype != DType::kInt64) {
-    return Invalid(node, std::string("input 1 (indices) must be int32 or int64, got ") +
-                             DTypeName(indices->dtype));
-  }
-  const Shape& x = in[0].shape;
-  MLF_ASSIGN_OR_RETURN(int64_t axis_attr, node.Int("axis", 0));
-  GatherPlan p;
-  MLF_ASSIGN_OR_RETURN(p.axis, NormalizeAxis(node, axis_attr, x.size(), "axis"));
-  p.outer = Product(x, 0, p.axis);
-  p.dim = x[p.axis];
-  p.inner = Product(x, p.axis + 1, x.size());
-  p.count = Product(indices->shape, 0, indices->shape.size());
-  p.out.assign(x.begin(), x.begin() + static_cast<int64_t>(p.axis));
-  p.out.insert(p.out.end(), indices->shape.begin(), indices->shape.end());
-  p.out.insert(p.out.end(), x.begin() + static_cast<int64_t>(p.axis) + 1, x.end());
-  if (p.dim == 0 && p.outer * p.count * p.inner > 0) {
-    return Invalid(node, "cannot gather from axis " + std::to_string(p.axis) + " of size 0");
-  }
-  if (indices->data != nullptr) {
-    for (int64_t index : indices->data->ToInts()) MLF_RETURN_IF_ERROR(CheckIndex(node, index, p));
-  }
-  return p;
-}
-
-Status GatherInfer(const ir::Node& node, ir::Graph& graph) {
-  const std::vector<InputInfo> in = GraphInputs(node, graph);
-  MLF_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(node, in));
-  SetOutput(graph, node, 0, in[0].dtype, p.out);
-  return Status::Ok();
-}
-
-Status GatherEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor*>& inputs,
-                      std::vector<ir::HostTensor>* outputs) {
-  MLF_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(node, TensorInputs(inputs)));
-  const ir::HostTensor& x = *inputs[0];
-  const std::vector<int64_t> indices = inputs[1]->ToInts();
-  ir::HostTensor y = ir::HostTensor::Zeros(x.dtype, p.out);
-  const size_t es = DTypeSize(x.dtype);
-  for (int64_t o = 0; o < p.outer; ++o) {
-    for (int64_t j = 0; j < p.count; ++j) {
-      const int64_t k = indices[static_cast<size_t>(j)] < 0 ? indices[static_cast<size_t>(j)] + p.dim
-                                                             : indices[static_cast<size_t>(j)];
-      for (int64_t e = 0; e < p.inner; ++e) {
-        const size_t dst = static_cast<size_t>((o * p.count + j) * p.inner + e);
-        const size_t src = static_cast<size_t>((o * p.dim + k) * p.inner + e);
-        std::memcpy(&y.bytes[dst * es], &x.bytes[src * es], es);
-      }
-    }
-  }
-  outputs->assign(1, std::move(y));
-  return Status::Ok();
-}
-
-Status GatherEmit(const EmitContext& ctx, std::string* body) {
-  MLF_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(ctx.node, GraphInputs(ctx.node, ctx.graph)));
-  if (p.outer * p.count * p.inner > 0) {
-    const bool narrow = ctx.input(1).dtype == DType::kInt32;
-    const std::string k_type = narrow ? "int32_t" : "int64_t";
-    std::string ind = "  ";
-    Terms dst = {{"j", p.inner}}, src = {{"(size_t)k", p.inner}};
-    if (p.outer > 1) {
-      *body += ind + "for (size_t o = 0; o < " + Num(p.outer) + "; ++o) {\n";
-      ind += "  ";
-      dst.insert(dst.begin(), {"o", p.count * p.inner});
-      src.insert(src.begin(), {"o", p.dim * p.inner});
-    }
-    *body += ind + "for (size_t j = 0; j < " + Num(p.count) + "; ++j) {\n";
-    *body += ind + "  " + k_type + " k = in1[j];\n";
-    *body += ind + "  if (k < 0) k += " + Num(p.dim) + ";\n";
-    *body += ind + "  /* Out of range is undefined in ONNX: clamp rather than read out of bounds. */\n";
-    *body += ind + "  if (k < 0) k = 0;\n";
-    *body += ind + "  if (k > " + Num(p.dim - 1) + ") k = " + Num(p.dim - 1) + ";\n";
-    if (p.inner == 1) {
-      *body += ind + "  out0[" + IndexExpr(0, dst) + "] = in0[" + IndexExpr(0, src) + "];\n";
-    } else {
-      *body += ind + "  memcpy(out0 + " + IndexExpr(0, dst) + ", in0 + " + IndexExpr(0, src) + ", " +
-               Num(p.inner) + " * sizeof(*out0));\n";
-    }
-    *body += ind + "}\n";
-    if (p.outer > 1) *body += "  }\n";
-  }
-  VoidUnusedParams(ctx, body);
-  return Status::Ok();
-}
-
-// ---- Cast ------------------------------------------------------------------
 
 enum class Kind { kBool, kSigned, kUnsigned, kReal, kHalf, kBFloat16 };
 
@@ -167,12 +55,12 @@ Result<DType> OnnxDType(const ir::Node& node, int64_t code) {
     case 12: return DType::kUInt32;
     case 13: return DType::kUInt64;
     case 16: return DType::kBFloat16;
-    case 8: return Unsupported(node, "Cast to string is not supported");
+    case 8: return NodeUnsupported(node, "Cast to string is not supported");
     case 14:
-    case 15: return Unsupported(node, "Cast to a complex type is not supported");
+    case 15: return NodeUnsupported(node, "Cast to a complex type is not supported");
     default:
-      return Unsupported(node, "Cast to ONNX data type " + std::to_string(code) +
-                                   " is not supported (float8, int4 and unknown types)");
+      return NodeUnsupported(node, "Cast to ONNX data type " + std::to_string(code) +
+                                       " is not supported (float8, int4 and unknown types)");
   }
 }
 
@@ -183,7 +71,7 @@ Result<DType> CastTarget(const ir::Node& node, const std::vector<InputInfo>& in)
     return like->dtype;
   }
   MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
-  if (!node.HasAttr("to")) return Invalid(node, "attribute 'to' is required");
+  if (!node.HasAttr("to")) return NodeError(node, "attribute 'to' is required");
   MLF_ASSIGN_OR_RETURN(int64_t to, node.Int("to", 0));
   return OnnxDType(node, to);
 }
@@ -191,7 +79,7 @@ Result<DType> CastTarget(const ir::Node& node, const std::vector<InputInfo>& in)
 Status CastInfer(const ir::Node& node, ir::Graph& graph) {
   const std::vector<InputInfo> in = GraphInputs(node, graph);
   MLF_ASSIGN_OR_RETURN(DType to, CastTarget(node, in));
-  SetOutput(graph, node, 0, to, in[0].shape);
+  SetOutput(node, graph, 0, to, in[0].shape);
   return Status::Ok();
 }
 
@@ -403,8 +291,7 @@ Status CastEmit(const EmitContext& ctx, std::string* body) {
 
 }  // namespace
 
-void RegisterGatherCastOps(std::vector<OpDef>* table) {
-  table->push_back({"Gather", GatherInfer, GatherEvaluate, GatherEmit});
+void RegisterCastOps(std::vector<OpDef>* table) {
   table->push_back({"Cast", CastInfer, CastEvaluate, CastEmit});
   table->push_back({"CastLike", CastInfer, CastEvaluate, CastEmit});
 }
