@@ -1,7 +1,7 @@
 // Files compiled into binaries at build time: the table that embed_files()
 // (embed/embed.bzl) generates, and a lookup over it. Each package that embeds
 // files wraps its table in its own small API (schemas/embedded.h,
-// loader/firmware/templates.h, loader/tvm_compat/compat.h).
+// loader/firmware/templates.h, tvm/compat/compat.h).
 #ifndef MLFKIT_EMBED_EMBEDDED_FILES_H_
 #define MLFKIT_EMBED_EMBEDDED_FILES_H_
 

@@ -25,7 +25,7 @@
 
 #include "artifact/format/dtype.h"
 #include "artifact/format/npy.h"
-#include "artifact/format/tvm_params.h"
+#include "tvm/format/tvm_params.h"
 #include "fuzz/test_key.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
 

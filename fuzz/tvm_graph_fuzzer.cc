@@ -21,10 +21,10 @@
 #include <string>
 #include <string_view>
 
-#include "artifact/format/tvm_params.h"
+#include "tvm/format/tvm_params.h"
 #include "fuzz/fuzz_target.h"
-#include "loader/tvm_compat/graph_plan.h"
-#include "loader/tvm_compat/graph_source.h"
+#include "tvm/compat/graph_plan.h"
+#include "tvm/compat/graph_source.h"
 
 namespace {
 

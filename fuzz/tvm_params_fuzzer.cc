@@ -3,7 +3,7 @@
 // accepts again with the same names, dtypes, shapes and data.
 #include <string>
 
-#include "artifact/format/tvm_params.h"
+#include "tvm/format/tvm_params.h"
 #include "fuzz/fuzz_target.h"
 
 MLF_FUZZ_TARGET(tvm_params) {

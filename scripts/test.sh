@@ -132,7 +132,7 @@ bazel_test gcc //... "$@"
 # the TVM compatibility runtime and the executors around it are.)
 bazel_test tsan --config=tsan --test_filter='*Concurren*:*Thread*:*Reentr*' \
   //tests:host_loader_concurrency_test //tests:tvm_archive_test //tests:tvm_upgrade_test \
-  //loader/tvm_compat:compat_runtime_test //loader/tvm_compat:graph_plan_test \
+  //tvm/compat:compat_runtime_test //tvm/compat:graph_plan_test \
   //codegen/frontend:onnx_shape_inference_test "$@"
 
 # Every test again under AddressSanitizer + UndefinedBehaviorSanitizer (own

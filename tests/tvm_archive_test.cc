@@ -505,7 +505,7 @@ TEST(TvmRunTest, ConcurrentExecutorsGetTheirOwnResults) {
 }
 
 // The graph executor: the graph JSON becomes one C function when the
-// archive is opened (loader/tvm_compat/graph_source.h).
+// archive is opened (tvm/compat/graph_source.h).
 TEST(TvmRunTest, GraphExecutorModulesRunAsGeneratedCode) {
   const std::vector<std::pair<Files, std::vector<float>>> cases = {
       {tvm_testing::GraphV6(), tvm_testing::GraphExpected()},

@@ -1,7 +1,7 @@
 // TVM archives (tests/tvm_fixtures: metadata versions 5-7, AOT with the C
 // interface and both entry namings, TVMBackendAllocWorkspace and USMP pools,
 // two modules, a bundled runtime, the graph executor (its graph as the C
-// function loader/tvm_compat generates for every user), operator style, Arm
+// function tvm/compat generates for every user), operator style, Arm
 // DSP intrinsics) as firmware projects, generated, built with make and CMake
 // and run on the host and under QEMU. Every printed output is checked against
 // the fixture's known values and, where the host loader runs the archive,

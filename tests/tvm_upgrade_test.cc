@@ -1,4 +1,4 @@
-// `mlf upgrade` (loader/tvm_upgrade): every TVM fixture that a version-8
+// `mlf upgrade` (tvm/upgrade): every TVM fixture that a version-8
 // archive can run is upgraded, verified, inspected and run with the
 // version-8 host loader, whose outputs must equal both the fixture's known
 // values and those of the original TVM archive run through the TVM host
@@ -19,7 +19,7 @@
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/verify.h"
 #include "loader/host/model_library.h"
-#include "loader/tvm_upgrade/upgrade.h"
+#include "tvm/upgrade/upgrade.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"

@@ -1,7 +1,6 @@
 #include "artifact/archive/read_metadata.h"
 
 #include "artifact/archive/signature.h"
-#include "artifact/format/tvm_metadata.h"
 
 namespace mlf {
 

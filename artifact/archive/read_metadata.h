@@ -4,7 +4,7 @@
 // as everything else; digests are NOT checked (use VerifyArchive for that).
 //
 // TVM archives (metadata versions 5–7) have metadata.json anywhere and too
-// little in it: they are read whole (ScanTvmArchive, artifact/archive/tvm_archive.h)
+// little in it: they are read whole (ScanTvmArchive, tvm/format/tvm_archive.h)
 // and normalised; `tvm` then lists what verify would refuse.
 #ifndef MLFKIT_ARTIFACT_ARCHIVE_READ_METADATA_H_
 #define MLFKIT_ARTIFACT_ARCHIVE_READ_METADATA_H_
@@ -14,7 +14,7 @@
 #include "artifact/archive/archive_reader.h"
 #include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
-#include "artifact/archive/tvm_archive.h"
+#include "tvm/format/tvm_archive.h"
 
 namespace mlf {
 

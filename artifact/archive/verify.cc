@@ -8,7 +8,6 @@
 #include "artifact/base/display_text.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/signature.h"
-#include "artifact/format/tvm_metadata.h"
 
 namespace mlf {
 namespace {

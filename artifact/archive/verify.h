@@ -22,7 +22,7 @@
 // A MemberConsumer sees every member's bytes as they stream by, so callers
 // that also need the content (unpack, loaders) read the archive once.
 //
-// TVM archives (metadata versions 5–7, artifact/archive/tvm_archive.h), when the
+// TVM archives (metadata versions 5–7, tvm/format/tvm_archive.h), when the
 // caller sets accept_tvm; otherwise they are refused (kUnimplemented) so that
 // callers that only understand version 8 never see TVM's model. TVM archives
 // have no digests and no signatures, so what can be proven is less:
@@ -52,7 +52,7 @@
 #include "artifact/archive/archive_reader.h"
 #include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
-#include "artifact/archive/tvm_archive.h"
+#include "tvm/format/tvm_archive.h"
 
 namespace mlf {
 

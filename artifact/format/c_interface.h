@@ -2,7 +2,7 @@
 // section 3, schemas/model_abi.h): the header tvmgen_<mod>.h and the
 // definition of tvmgen_<mod>_metadata(). Both follow from metadata alone, so
 // every code path that produces an archive (the compiler in codegen/, mlf
-// upgrade in loader/tvm_upgrade/, hand-written fixtures) writes the same
+// upgrade in tvm/upgrade/, hand-written fixtures) writes the same
 // interface for the same metadata; only the header's comments on where the
 // code comes from differ (CInterfaceNotes).
 #ifndef MLFKIT_ARTIFACT_FORMAT_C_INTERFACE_H_

@@ -4,7 +4,6 @@
 
 #include "artifact/jsonschema/json_limits.h"
 #include "artifact/jsonschema/json_schema.h"
-#include "artifact/format/tvm_metadata.h"
 #include "schemas/embedded.h"
 
 namespace mlf {
@@ -276,7 +275,10 @@ Result<Metadata> Parse(std::string_view text, bool packing) {
       return FailedPrecondition("metadata.json is TVM's (version " + std::to_string(version) +
                                 "): packing writes version 8 archives only");
     }
-    return ParseTvmMetadata(text);  // checked against the TVM version's own schema
+    // TVM's metadata.json alone does not describe a model: the TVM wing
+    // reads it with its whole archive; this layer does not know how.
+    return FailedPrecondition("metadata.json is TVM's (version " + std::to_string(version) +
+                              "): it is read together with its archive, not alone");
   }
   if (packing && !j.contains("files")) j["files"] = json::object();
   Status valid = MetadataV8Schema().Validate(j);

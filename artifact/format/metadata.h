@@ -2,7 +2,7 @@
 //
 // Every reader of mlfkit — inspect, verify, the host loader, the firmware
 // loader — works on this one model. TVM archives (versions 5–7) are normalised
-// into it as well (artifact/format/tvm_metadata.h): `Metadata::version` then keeps
+// into it as well (tvm/format/tvm_metadata.h): `Metadata::version` then keeps
 // TVM's version and every module carries a `ModuleMetadata::tvm` record of
 // what only TVM archives have (docs/archive-format.md, "TVM archives").
 //
@@ -62,7 +62,7 @@ struct ParamTensorInfo {
 
 struct ParametersInfo {
   // "linked" (const arrays in the code) or "file"; TVM archives only:
-  // "tvm-params" (TVM's .params dictionary, artifact/format/tvm_params.h, whose
+  // "tvm-params" (TVM's .params dictionary, tvm/format/tvm_params.h, whose
   // tensor offsets are where each tensor's data starts in that file).
   std::string storage;
   std::string path;     // archive member of the blob ("file", "tvm-params")
@@ -107,7 +107,7 @@ struct OperatorInfo {
 };
 
 // ---- What only TVM archives (metadata versions 5–7) have. Filled by the TVM
-// normaliser (artifact/format/tvm_metadata.h); never serialised into version 8.
+// normaliser (tvm/format/tvm_metadata.h); never serialised into version 8.
 
 // memory.functions.main[i]: the main function's memory on one device.
 struct TvmMainMemory {
@@ -214,6 +214,10 @@ struct FileEntry {
   bool operator==(const FileEntry& o) const { return size == o.size && sha256 == o.sha256; }
 };
 
+// Versions 5–7 are Apache TVM's metadata.json. This layer knows only that
+// they are TVM's; the TVM wing (tvm/format) reads them.
+inline bool IsTvmMetadataVersion(int64_t version) { return version >= 5 && version <= 7; }
+
 struct Metadata {
   int version = kMetadataVersion;
   std::string generator_name = "mlfkit";
@@ -226,15 +230,14 @@ struct Metadata {
   std::map<std::string, FileEntry> files;         // key: archive member path
 
   // True for metadata read from a TVM archive (versions 5–7).
-  bool is_tvm() const { return version >= 5 && version <= 7; }
+  bool is_tvm() const { return IsTvmMetadataVersion(version); }
 };
 
 // Parses and validates metadata.json text (steps 1–3 above). A version newer
 // than kMetadataVersion is refused naming both versions. TVM versions 5–7 are
-// checked against their own schema (schemas/tvm-metadata-v<N>.schema.json)
-// and normalised by ParseTvmMetadata (artifact/format/tvm_metadata.h): from the JSON
-// alone shapes are unknown and `files` is empty; readers of whole archives
-// complete the model from the archive's members (artifact/archive/tvm_archive.h).
+// refused here (kFailedPrecondition): TVM's metadata.json alone does not
+// describe a model, so the TVM wing reads it with its whole archive
+// (ParseTvmMetadata, tvm/format/tvm_metadata.h, then tvm/format/tvm_archive.h).
 Result<Metadata> ParseMetadata(std::string_view json_text);
 
 // Like ParseMetadata, but for a directory about to be packed: `files` may be

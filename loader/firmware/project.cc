@@ -1,13 +1,12 @@
 #include "loader/firmware/project.h"
 
-#include "artifact/format/tvm_metadata.h"
 #include "loader/firmware/build_files.h"
 #include "loader/firmware/project_readme.h"
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
-#include "loader/firmware/tvm_sources.h"
-#include "loader/firmware/tvm_support.h"
-#include "loader/tvm_compat/compat.h"
+#include "tvm/firmware/tvm_sources.h"
+#include "tvm/firmware/tvm_support.h"
+#include "tvm/compat/compat.h"
 
 namespace mlf::firmware {
 namespace {
@@ -53,7 +52,7 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan,
         {m.constants_source, ParametersSource(m, input.members.at(m.constants_member))});
   }
   if (plan.tvm) {
-    // mlfkit's stand-ins for TVM's runtime headers and runtime (loader/tvm_compat).
+    // mlfkit's stand-ins for TVM's runtime headers and runtime (tvm/compat).
     for (const tvm_compat::File& f : tvm_compat::Files()) {
       files.push_back({"mlf_tvm/" + std::string(f.path), std::string(f.content)});
     }

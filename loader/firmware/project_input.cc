@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "artifact/format/tvm_metadata.h"
 
 namespace mlf::firmware {
 namespace {

@@ -14,7 +14,7 @@
 //   mlf_tvm/include/..., mlf_tvm/src/mlf_tvm_runtime.c   mlfkit's compatibility layer
 //   parameters/<mod>_params.c     a graph executor module's .params as one const blob
 //   src/<mod>_graph.c             a graph executor module's graph as a C function
-//                                 (loader/tvm_compat/graph_source.h)
+//                                 (tvm/compat/graph_source.h)
 #ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
 #define MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
 
@@ -28,7 +28,7 @@
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/sample_input.h"
-#include "loader/tvm_compat/graph_plan.h"
+#include "tvm/compat/graph_plan.h"
 
 namespace mlf::firmware {
 

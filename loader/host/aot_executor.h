@@ -64,7 +64,7 @@ struct ModuleBinding {
   std::vector<TensorSpec> outputs;
   uint64_t workspace_bytes = 0;
   const void* constants = nullptr;  // shared parameters, or null when linked
-  // TVM modules (loader/tvm_compat): the runtime's last error message, added
+  // TVM modules (tvm/compat): the runtime's last error message, added
   // to Run()'s error, and the lock that serialises runs of the module.
   const char* (*last_error)() = nullptr;
   std::mutex* serialize = nullptr;
@@ -121,7 +121,7 @@ class AotExecutor {
   std::vector<void*> own_inputs_, own_outputs_;
   std::vector<void*> inputs_, outputs_;  // what Run() passes
   // tvmgen_<mod>_workspace_pools of mlf/model_abi.h; TVM modules' wrappers
-  // also read the size (loader/tvm_compat/compat.h).
+  // also read the size (tvm/compat/compat.h).
   struct Pools {
     void* workspace;
     const void* constants;

@@ -10,8 +10,8 @@
 #include "loader/host/compile_cache.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
-#include "loader/host/tvm_module.h"
-#include "loader/tvm_compat/compat.h"
+#include "tvm/host/tvm_module.h"
+#include "tvm/compat/compat.h"
 #include "loader/host/verification_memo.h"
 #include "mlf/model_abi.h"
 

@@ -31,7 +31,7 @@
 // TVM archives (metadata versions 5–7) are opened too (verified as
 // artifact/archive/verify.h describes for them, no signature possible): their AOT
 // modules with the C interface and graph executor modules are compiled with
-// mlfkit's TVM compatibility layer (loader/host/tvm_module.h); modules that
+// mlfkit's TVM compatibility layer (tvm/host/tvm_module.h); modules that
 // cannot run on this host (operator style, the packed API, another
 // architecture, ...) are refused by CreateExecutor with the reason.
 #ifndef MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/format/tvm_params.h"
+#include "tvm/format/tvm_params.h"
 
 namespace mlf::tvm_testing {
 namespace {

@@ -12,7 +12,7 @@
 #include "artifact/base/display_text.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/signature.h"
-#include "loader/host/tvm_module.h"
+#include "tvm/host/tvm_module.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"
 #include "tools/mlf/table.h"

@@ -3,7 +3,7 @@
 
 #include "artifact/base/display_text.h"
 #include "artifact/archive/pack.h"
-#include "loader/tvm_upgrade/upgrade.h"
+#include "tvm/upgrade/upgrade.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"

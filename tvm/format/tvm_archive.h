@@ -1,0 +1,76 @@
+// Reading a whole archive written by Apache TVM's export_model_library_format
+// (metadata versions 5–7) into the one metadata model.
+//
+// TVM archives are not laid out like version 8: Python's tarfile wrote them
+// from a directory, so they start with directory members ("." and
+// "./codegen"), name members "./x" (the reader normalises that to "x"),
+// carry metadata.json somewhere in the middle, and tools may have appended
+// members later, owned by any user. They record no sizes, digests or
+// signatures. So the scan reads every member once:
+//   - metadata.json (found anywhere) is checked against its version's schema
+//     and normalised (tvm/format/tvm_metadata.h);
+//   - every member's size and SHA-256 are computed (they become `files`,
+//     so a second pass can prove it reads the same bytes);
+//   - Relay text, graph JSON and interface headers are kept, C code is
+//     scanned and .params files are indexed (each up to a bound: larger
+//     members are only hashed, and the completion says so);
+//   - CompleteTvmMetadata then fills in shapes, order, entry points, and
+//     lists the problems verify refuses.
+// Reader errors and limits are those of artifact/archive/archive_reader.h.
+#ifndef MLFKIT_TVM_FORMAT_TVM_ARCHIVE_H_
+#define MLFKIT_TVM_FORMAT_TVM_ARCHIVE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "artifact/archive/archive_reader.h"
+#include "artifact/format/metadata.h"
+#include "artifact/base/status.h"
+
+namespace mlf {
+
+// What a TVM archive's reader found beyond the metadata model.
+struct TvmArchiveReport {
+  // What `mlf verify` refuses: a referenced file missing, a corrupt .params,
+  // sizes that contradict each other. Each names the module and the member.
+  std::vector<Status> problems;
+  // Members no module uses (e.g. appended later by another tool); reported,
+  // not refused.
+  std::vector<std::string> unreferenced;
+};
+
+struct TvmArchiveScan {
+  Metadata metadata;  // normalised and completed; `files` holds computed digests
+  std::string metadata_bytes;
+  std::string metadata_sha256;
+  Compression compression = Compression::kNone;
+  uint64_t member_count = 0;  // regular-file members, metadata.json included
+  uint64_t data_bytes = 0;
+  TvmArchiveReport report;
+};
+
+// Bounds on what the scan holds in memory for analysis (larger members are
+// still hashed and listed).
+inline constexpr uint64_t kMaxTvmTextBytes = 64ull << 20;    // Relay, graph JSON, headers
+inline constexpr uint64_t kMaxTvmCodeBytes = 64ull << 20;    // one C source
+inline constexpr uint64_t kMaxTvmParamsBytes = 256ull << 20;  // one .params file
+inline constexpr uint64_t kMaxTvmRetainedBytes = 256ull << 20;  // all texts kept at once
+
+// Scans `path`. nullopt when it is not a TVM archive: no metadata.json, or
+// one that is not JSON or whose version is not 5–7, or a reader error before
+// metadata.json was found (callers then report their own error). Once a TVM
+// metadata.json was found, reader and metadata errors are returned as they
+// are. `progress` sees the data bytes read so far.
+Result<std::optional<TvmArchiveScan>> ScanTvmArchive(
+    const std::string& path, const ReaderLimits& limits,
+    const std::function<void(uint64_t done)>& progress = nullptr);
+
+// "problem 1; problem 2" as one Status with the first problem's code, or Ok.
+Status JoinTvmProblems(const std::vector<Status>& problems);
+
+}  // namespace mlf
+
+#endif  // MLFKIT_TVM_FORMAT_TVM_ARCHIVE_H_

@@ -1,0 +1,608 @@
+// Step 2 of the TVM normaliser: completing each module from the archive's
+// members (see tvm_metadata.h for the rules).
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
+#include "artifact/format/name_clash.h"
+#include "tvm/format/tvm_metadata.h"
+#include "tvm/format/tvm_relay.h"
+
+namespace mlf {
+namespace {
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+constexpr char kSrcDir[] = "codegen/host/src/";
+constexpr char kIncludeDir[] = "codegen/host/include/";
+constexpr char kLibDir[] = "codegen/host/lib/";
+constexpr char kRuntimeInclude[] = "runtime/include/";
+
+// Headers mlfkit's TVM compatibility layer provides (tvm/compat).
+constexpr const char* kCompatHeaders[] = {
+    "tvm/runtime/c_runtime_api.h",
+    "tvm/runtime/c_backend_api.h",
+    "tvm/runtime/crt/error_codes.h",
+    "dlpack/dlpack.h",
+};
+
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string Directory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+// "a/b/../c.h" -> "a/c.h"; nullopt when it leaves the archive root.
+std::optional<std::string> Lexical(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string part = path.substr(start, end - start);
+    if (part == "..") {
+      if (parts.empty()) return std::nullopt;
+      parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = end + 1;
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out;
+}
+
+// The archive's members by role, built once (so that completing many
+// modules stays linear in the number of members).
+struct ArchiveIndex {
+  // Sources and objects by owner: "<owner>_lib<N>.c"; "" for "lib<N>.c".
+  std::map<std::string, std::vector<std::string>> sources_by_owner, objects_by_owner;
+  std::vector<std::string> all_sources, all_objects;
+  std::vector<std::string> include_dir;  // every member under codegen/host/include/
+  std::vector<std::string> tir_texts;    // src/tir-<device>.txt (operator style)
+  bool bundled_runtime = false;
+};
+
+std::string Owner(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  const size_t lib = base.rfind("_lib");
+  return lib == std::string::npos ? "" : base.substr(0, lib);
+}
+
+ArchiveIndex IndexArchive(const TvmArchiveContents& contents) {
+  ArchiveIndex index;
+  for (const auto& [path, entry] : contents.files) {
+    const bool in_src = StartsWith(path, kSrcDir) && path.find('/', sizeof(kSrcDir) - 1) == std::string::npos;
+    if (in_src && (EndsWith(path, ".c") || EndsWith(path, ".cc") || EndsWith(path, ".cpp"))) {
+      index.all_sources.push_back(path);
+      index.sources_by_owner[Owner(path)].push_back(path);
+    }
+    if (StartsWith(path, kLibDir) && EndsWith(path, ".o")) {
+      index.all_objects.push_back(path);
+      index.objects_by_owner[Owner(path)].push_back(path);
+    }
+    if (StartsWith(path, kIncludeDir)) index.include_dir.push_back(path);
+    if (StartsWith(path, "src/tir-")) index.tir_texts.push_back(path);
+    if (StartsWith(path, kRuntimeInclude)) index.bundled_runtime = true;
+  }
+  return index;
+}
+
+enum class IncludeKind { kMember, kCompat, kStandard, kExternal, kMissing };
+
+// Resolves an #include of `from` the way the host build does (the file's
+// own directory for "...", -I codegen/host/include, a bundled
+// runtime/include, then mlfkit's compatibility headers).
+IncludeKind ResolveInclude(const TvmArchiveContents& contents, bool bundled, const std::string& from,
+                           const CodeInclude& inc, std::string* member) {
+  std::vector<std::string> candidates;
+  if (!inc.angled) candidates.push_back(Directory(from) + inc.path);
+  candidates.push_back(kIncludeDir + inc.path);
+  if (bundled) candidates.push_back(kRuntimeInclude + inc.path);
+  for (const std::string& c : candidates) {
+    std::optional<std::string> path = Lexical(c);
+    if (path && contents.files.count(*path)) {
+      *member = *path;
+      return IncludeKind::kMember;
+    }
+  }
+  for (const char* h : kCompatHeaders) {
+    if (inc.path == h) return IncludeKind::kCompat;
+  }
+  if (IsStandardCHeader(inc.path)) return IncludeKind::kStandard;
+  const std::string base = inc.path.substr(inc.path.rfind('/') + 1);
+  const bool generated = StartsWith(base, "tvmgen_");
+  const bool runtime = StartsWith(inc.path, "tvm/") || StartsWith(inc.path, "dlpack/");
+  // TVM's own generated headers must be in the archive, and so must quoted
+  // includes, except TVM runtime headers (a TVM C runtime provides those).
+  if (generated || (!inc.angled && !runtime)) return IncludeKind::kMissing;
+  return IncludeKind::kExternal;
+}
+
+Status MissingInclude(const std::string& from, const CodeInclude& inc) {
+  return NotFound(from + " includes " + (inc.angled ? "<" : "\"") + inc.path +
+                  (inc.angled ? ">" : "\"") + ", which is not in the archive");
+}
+
+// What the headers of codegen/host/include/ include, checked once for all
+// modules: problems, headers from outside the archive, foreign code.
+struct HeaderFindings {
+  std::vector<Status> problems;
+  std::vector<std::string> external;
+  std::string foreign_evidence;
+  CodeArch foreign_arch = CodeArch::kAny;
+};
+
+HeaderFindings CheckHeaders(const TvmArchiveContents& contents, const ArchiveIndex& index) {
+  HeaderFindings f;
+  std::set<std::string> external;
+  for (const std::string& path : index.include_dir) {
+    auto it = contents.code.find(path);
+    if (it == contents.code.end()) continue;
+    for (const CodeInclude& inc : it->second.includes) {
+      std::string member;
+      switch (ResolveInclude(contents, index.bundled_runtime, path, inc, &member)) {
+        case IncludeKind::kMissing: f.problems.push_back(MissingInclude(path, inc)); break;
+        case IncludeKind::kExternal:
+          if (external.insert(inc.path).second) f.external.push_back(inc.path);
+          break;
+        default: break;
+      }
+    }
+    const TvmCodeScan& scan = it->second;
+    if (scan.arch != CodeArch::kAny && !CodeArchRunsOnThisHost(scan.arch) && f.foreign_evidence.empty()) {
+      f.foreign_arch = scan.arch;
+      f.foreign_evidence = path + " " + scan.arch_evidence;
+    }
+  }
+  return f;
+}
+
+// One input or output as the normaliser assembles it.
+struct IoCandidate {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  bool shape_known = false;
+  std::optional<uint64_t> size;
+};
+
+// Completes one module; collects problems and the members it uses.
+class ModuleCompleter {
+ public:
+  ModuleCompleter(const std::string& name, ModuleMetadata* m, const TvmArchiveContents& contents,
+                  const ArchiveIndex& index, const HeaderFindings& headers, bool only_module,
+                  std::vector<Status>* problems, std::set<std::string>* used)
+      : name_(name), c_name_(SanitizeCName(name)), m_(m), tvm_(*m->tvm), contents_(contents),
+        index_(index), headers_(headers), only_module_(only_module), problems_(problems),
+        used_(used) {}
+
+  void Run() {
+    FindMembers();
+    if (m_->style == "operator") {
+      CheckCode();
+      CheckGenerated();
+      return;
+    }
+    ReadHeader();
+    ReadParams();
+    ReadSignatures();
+    MergeTensors();
+    CheckCode();
+    CheckGenerated();
+    CheckExecutor();
+    if (!tvm_.relay_path.empty()) m_->source = SourceInfo{"tvm", std::nullopt, "", tvm_.relay_path};
+  }
+
+ private:
+  bool Has(const std::string& path) const { return contents_.files.count(path) > 0; }
+
+  void Use(const std::string& path) { used_->insert(path); }
+
+  void Problem(Status s) { problems_->push_back(s.WithContext("module " + Quote(name_))); }
+
+  void Note(const std::string& text) { notes_.push_back(text); }
+
+  // The first of `candidates` that is a member.
+  std::string First(std::initializer_list<std::string> candidates) const {
+    for (const std::string& c : candidates) {
+      if (!c.empty() && Has(c)) return c;
+    }
+    return "";
+  }
+
+  std::vector<std::string> Owned(const std::map<std::string, std::vector<std::string>>& by_owner,
+                                 const std::vector<std::string>& all) const {
+    std::vector<std::string> out;
+    for (const std::string& owner : {name_, c_name_}) {
+      auto it = by_owner.find(owner);
+      if (it != by_owner.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+      if (name_ == c_name_) break;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    // Older exports named sources lib<N>.c: they belong to the only module.
+    return out.empty() && only_module_ ? all : out;
+  }
+
+  void FindMembers() {
+    m_->sources = Owned(index_.sources_by_owner, index_.all_sources);
+    tvm_.object_files = Owned(index_.objects_by_owner, index_.all_objects);
+    tvm_.bundled_runtime = index_.bundled_runtime;
+    for (const std::string& s : m_->sources) Use(s);
+    for (const std::string& o : tvm_.object_files) Use(o);
+    tvm_.header_path = First({std::string(kIncludeDir) + "tvmgen_" + c_name_ + ".h"});
+    tvm_.relay_path = First({"src/" + name_ + ".relay", only_module_ ? "src/relay.txt" : ""});
+    tvm_.graph_path = First({"executor-config/graph/" + name_ + ".graph",
+                             only_module_ ? "executor-config/graph/graph.json" : ""});
+    const std::string params = First({"parameters/" + name_ + ".params"});
+    for (const std::string& p : {tvm_.header_path, tvm_.relay_path, tvm_.graph_path, params}) {
+      if (!p.empty()) Use(p);
+    }
+    if (!params.empty()) m_->parameters = ParametersInfo{"tvm-params", params, {}};
+    if (m_->style == "operator") {
+      for (const std::string& t : index_.tir_texts) Use(t);
+    }
+  }
+
+  const std::string* Text(const std::string& path) const {
+    auto it = contents_.texts.find(path);
+    return it == contents_.texts.end() ? nullptr : &it->second;
+  }
+
+  void ReadHeader() {
+    if (tvm_.header_path.empty()) {
+      if (m_->interface_api == "c") {
+        Problem(NotFound("its target asks for the C interface (-interface-api=c) but the archive has no " +
+                         std::string(kIncludeDir) + "tvmgen_" + c_name_ + ".h"));
+      }
+      return;
+    }
+    const std::string* text = Text(tvm_.header_path);
+    if (text == nullptr) {
+      Note(tvm_.header_path + " is too large to read");
+      return;
+    }
+    header_ = ParseTvmInterfaceHeader(*text, c_name_);
+    if (header_->declares_run) {
+      m_->interface_api = "c";
+      tvm_.run_function = "tvmgen_" + c_name_ + "_run";
+      for (const std::string& p : header_->run_parameters) {
+        if (p != "inputs" && p != "outputs") tvm_.extra_run_arguments.push_back(p);
+      }
+    }
+  }
+
+  void ReadParams() {
+    if (!m_->parameters) return;
+    auto it = contents_.params.find(m_->parameters->path);
+    if (it == contents_.params.end()) {
+      Note(m_->parameters->path + " is too large to index");
+      return;
+    }
+    if (!it->second.status.ok()) {
+      Problem(it->second.status.WithContext(m_->parameters->path));
+      return;
+    }
+    m_->parameters->tensors = it->second.tensors;
+    for (const ParamTensorInfo& t : it->second.tensors) param_names_.insert(t.name);
+  }
+
+  bool IsParam(const std::string& printed) const {
+    return param_names_.count(printed) ||
+           (printed.size() > 1 && printed[0] == 'v' && param_names_.count(printed.substr(1)));
+  }
+
+  void ReadSignatures() {
+    const std::string* graph = tvm_.executor == "graph" && !tvm_.graph_path.empty()
+                                   ? Text(tvm_.graph_path) : nullptr;
+    if (tvm_.executor == "graph" && !tvm_.graph_path.empty() && graph == nullptr) {
+      Note(tvm_.graph_path + " is too large to read");
+    }
+    if (graph != nullptr) {
+      Result<GraphSignature> g = ParseGraphExecutorJson(*graph);
+      if (g.ok()) {
+        for (SignatureTensor& t : g->args) {
+          if (!IsParam(t.name)) sig_inputs_.push_back(std::move(t));
+        }
+        sig_outputs_ = std::move(g->outputs);
+        const std::vector<std::string> names = TvmOutputNames(sig_outputs_.size(), {});
+        for (size_t i = 0; i < sig_outputs_.size(); ++i) sig_outputs_[i].name = names[i];
+        shapes_from_ = "graph";
+        return;
+      }
+      Problem(g.status().WithContext(tvm_.graph_path));
+    }
+    if (tvm_.relay_path.empty()) {
+      Note("shapes are unknown: the archive has no Relay text (src/" + name_ + ".relay)");
+      return;
+    }
+    const std::string* text = Text(tvm_.relay_path);
+    Result<RelaySignature> r = text ? ParseRelayMainSignature(*text)
+                                    : Result<RelaySignature>(OutOfRange("too large to read"));
+    if (!r.ok()) {
+      // TVM wrote this text; a construct the reader does not know must not
+      // make the archive unreadable: shapes stay unknown, and we say why.
+      Note("shapes are unknown: " + tvm_.relay_path + ": " + r.status().message());
+      return;
+    }
+    for (SignatureTensor& t : r->params) {
+      if (!IsParam(t.name)) sig_inputs_.push_back(std::move(t));
+    }
+    sig_outputs_ = std::move(r->results);
+    const std::vector<std::string> names = TvmOutputNames(sig_outputs_.size(), r->output_names);
+    for (size_t i = 0; i < sig_outputs_.size(); ++i) sig_outputs_[i].name = names[i];
+    shapes_from_ = "relay";
+  }
+
+  // Signature entries by the names a metadata name may appear as: the same,
+  // with TVM's "v" prefix, without it, or the same C name.
+  struct SignatureIndex {
+    std::unordered_map<std::string, size_t> by_name, by_c_name;
+    explicit SignatureIndex(const std::vector<SignatureTensor>& sig) {
+      for (size_t s = 0; s < sig.size(); ++s) {
+        by_name.emplace(sig[s].name, s);
+        by_c_name.emplace(SanitizeCName(sig[s].name), s);
+      }
+    }
+    std::optional<size_t> Find(const std::string& name) const {
+      for (const std::string& key : {name, "v" + name, name.size() > 1 && name[0] == 'v' ? name.substr(1) : ""}) {
+        if (key.empty()) continue;
+        auto it = by_name.find(key);
+        if (it != by_name.end()) return it->second;
+      }
+      auto it = by_c_name.find(SanitizeCName(name));
+      if (it != by_c_name.end()) return it->second;
+      return std::nullopt;
+    }
+  };
+
+  // Merges metadata, signature and header views of inputs or outputs.
+  std::vector<TensorInfo> Merge(const char* kind, const std::vector<TensorInfo>& from_metadata,
+                                const std::vector<SignatureTensor>& from_signature,
+                                const std::vector<std::string>* header_members) {
+    std::vector<IoCandidate> base;
+    if (!from_metadata.empty()) {
+      for (const TensorInfo& t : from_metadata) base.push_back({t.name, t.dtype, {}, false, t.size_bytes});
+    } else if (!from_signature.empty()) {
+      for (const SignatureTensor& t : from_signature) base.push_back({t.name, "", {}, false, std::nullopt});
+    } else if (header_members) {
+      for (const std::string& h : *header_members) base.push_back({h, "", {}, false, std::nullopt});
+    }
+    const SignatureIndex signature(from_signature);
+    std::unordered_map<std::string, size_t> header_index;
+    if (header_members) {
+      for (size_t h = 0; h < header_members->size(); ++h) header_index.emplace((*header_members)[h], h);
+    }
+    const std::string macro_prefix = "TVMGEN_" + ToMacroCase(c_name_) + "_";
+    std::vector<std::pair<size_t, TensorInfo>> ordered;
+    std::vector<bool> header_used(header_members ? header_members->size() : 0, false);
+    for (size_t i = 0; i < base.size(); ++i) {
+      IoCandidate& c = base[i];
+      const std::string what = std::string(kind) + " " + Quote(c.name);
+      size_t position = base.size() + i;  // unmatched: after the matched, in base order
+      if (std::optional<size_t> s = signature.Find(c.name)) {
+        const SignatureTensor& t = from_signature[*s];
+        position = *s;
+        if (!t.dtype.empty()) {
+          Result<DType> d = ParseDType(t.dtype);
+          if (!d.ok()) {
+            Problem(InvalidArgument(what + ": dtype " + Quote(t.dtype) + " in " + SigPath() +
+                                    " is not supported by mlfkit"));
+          } else if (c.dtype.empty()) {
+            c.dtype = DTypeName(*d);
+          } else if (c.dtype != DTypeName(*d)) {
+            Problem(InvalidArgument(what + ": metadata.json says " + c.dtype + " but " + SigPath() +
+                                    " says " + t.dtype));
+          }
+        }
+        if (t.shape_known) {
+          c.shape = t.shape;
+          c.shape_known = true;
+        }
+      }
+      TensorInfo info;
+      info.name = c.name;
+      info.c_name = SanitizeCName(c.name);
+      if (header_members) {
+        auto h = header_index.find(info.c_name);
+        if (h == header_index.end()) h = header_index.find(c.name);
+        if (h != header_index.end() && !header_used[h->second]) {
+          info.c_name = h->first;
+          position = h->second;
+          header_used[h->second] = true;
+        } else {
+          Problem(InvalidArgument(what + " is not a member of struct tvmgen_" + c_name_ + "_" +
+                                  kind + "s in " + tvm_.header_path));
+        }
+      }
+      info.dtype = c.dtype;
+      info.shape_known = c.shape_known;
+      if (c.shape_known) info.shape = c.shape;
+      std::optional<uint64_t> computed;
+      if (c.shape_known && !c.dtype.empty()) {
+        Result<DType> d = ParseDType(c.dtype);
+        if (d.ok()) {
+          Result<uint64_t> bytes = ByteSize(*d, c.shape);
+          if (bytes.ok()) computed = *bytes;
+        }
+      }
+      if (c.size && computed && *c.size != *computed) {
+        Problem(InvalidArgument(what + ": metadata.json says " + std::to_string(*c.size) +
+                                " bytes but " + SigPath() + " gives " + c.dtype + " " +
+                                FormatShape(c.shape) + " (" + std::to_string(*computed) + " bytes)"));
+      }
+      std::optional<uint64_t> size = c.size ? c.size : computed;
+      if (header_) {
+        auto macro = header_->numeric_macros.find(macro_prefix + ToMacroCase(info.c_name) + "_SIZE");
+        if (macro != header_->numeric_macros.end()) {
+          if (size && *size != macro->second) {
+            Problem(InvalidArgument(what + " is " + std::to_string(*size) + " bytes but " +
+                                    tvm_.header_path + " defines " + macro->first + " " +
+                                    std::to_string(macro->second)));
+          }
+          if (!size) size = macro->second;
+        }
+      }
+      info.size_bytes = size.value_or(0);
+      ordered.emplace_back(position, std::move(info));
+    }
+    if (header_members) {
+      for (size_t h = 0; h < header_members->size(); ++h) {
+        if (!header_used[h]) {
+          Problem(InvalidArgument(tvm_.header_path + " declares " + kind + " " +
+                                  Quote((*header_members)[h]) +
+                                  ", which neither metadata.json nor the model signature names"));
+        }
+      }
+    }
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<TensorInfo> out;
+    for (auto& [position, info] : ordered) out.push_back(std::move(info));
+    return out;
+  }
+
+  std::string SigPath() const { return shapes_from_ == "graph" ? tvm_.graph_path : tvm_.relay_path; }
+
+  void MergeTensors() {
+    const bool header_structs = header_ && header_->has_inputs_struct && header_->has_outputs_struct;
+    m_->inputs = Merge("input", m_->inputs, sig_inputs_, header_structs ? &header_->inputs : nullptr);
+    m_->outputs = Merge("output", m_->outputs, sig_outputs_, header_structs ? &header_->outputs : nullptr);
+    bool all_known = true;
+    for (const TensorInfo& t : m_->inputs) all_known = all_known && t.shape_known;
+    for (const TensorInfo& t : m_->outputs) all_known = all_known && t.shape_known;
+    tvm_.shapes_from = all_known && !shapes_from_.empty() ? shapes_from_ : "";
+    // C names are checked for the whole archive (CompleteTvmMetadata).
+  }
+
+  void NoteExternal(const std::string& header) {
+    if (std::find(tvm_.external_headers.begin(), tvm_.external_headers.end(), header) ==
+        tvm_.external_headers.end()) {
+      tvm_.external_headers.push_back(header);
+    }
+  }
+
+  void CheckCode() {
+    std::set<std::string> defined;
+    for (const std::string& file : m_->sources) {
+      auto it = contents_.code.find(file);
+      if (it == contents_.code.end()) {
+        if (contents_.too_large.count(file)) Note(file + " is too large to scan");
+        continue;
+      }
+      const TvmCodeScan& scan = it->second;
+      for (const CodeInclude& inc : scan.includes) {
+        std::string member;
+        switch (ResolveInclude(contents_, index_.bundled_runtime, file, inc, &member)) {
+          case IncludeKind::kMember: Use(member); break;
+          case IncludeKind::kMissing: Problem(MissingInclude(file, inc)); break;
+          case IncludeKind::kExternal: NoteExternal(inc.path); break;
+          default: break;
+        }
+      }
+      defined.insert(scan.defined_functions.begin(), scan.defined_functions.end());
+      if (scan.arch != CodeArch::kAny && !CodeArchRunsOnThisHost(scan.arch) &&
+          tvm_.foreign_target.empty()) {
+        tvm_.foreign_target = m_->target.mcpu.empty() ? CodeArchName(scan.arch) : m_->target.mcpu;
+        tvm_.foreign_evidence = file + " " + scan.arch_evidence;
+      }
+    }
+    for (const std::string& h : headers_.external) NoteExternal(h);
+    if (tvm_.foreign_target.empty() && headers_.foreign_arch != CodeArch::kAny) {
+      tvm_.foreign_target = m_->target.mcpu.empty() ? CodeArchName(headers_.foreign_arch) : m_->target.mcpu;
+      tvm_.foreign_evidence = headers_.foreign_evidence;
+    }
+    for (const char* suffix : {"___tvm_main__", "_run_model"}) {
+      const std::string fn = "tvmgen_" + c_name_ + suffix;
+      if (defined.count(fn)) {
+        tvm_.main_function = fn;
+        break;
+      }
+    }
+    if (!tvm_.run_function.empty() && !defined.count(tvm_.run_function) && !m_->sources.empty()) {
+      Note("no source defines " + tvm_.run_function + ", which " + tvm_.header_path + " declares");
+    }
+  }
+
+  void CheckGenerated() {
+    if (m_->sources.empty() && tvm_.object_files.empty()) {
+      Problem(NotFound("the archive has no generated code for it (no " + std::string(kSrcDir) +
+                       name_ + "_lib<N>.c)"));
+    }
+  }
+
+  void CheckExecutor() {
+    if (tvm_.executor != "graph") return;
+    if (tvm_.graph_path.empty()) {
+      Problem(NotFound("it runs on TVM's graph executor, which needs executor-config/graph/" + name_ +
+                       ".graph, and the archive has none"));
+    }
+    if (!m_->parameters) {
+      Problem(NotFound("it runs on TVM's graph executor, which needs parameters/" + name_ +
+                       ".params, and the archive has none"));
+    }
+  }
+
+ public:
+  std::vector<std::string> notes_;
+
+ private:
+  std::string name_;
+  std::string c_name_;
+  ModuleMetadata* m_;
+  TvmModuleInfo& tvm_;
+  const TvmArchiveContents& contents_;
+  const ArchiveIndex& index_;
+  const HeaderFindings& headers_;
+  bool only_module_;
+  std::vector<Status>* problems_;
+  std::set<std::string>* used_;
+  std::optional<TvmInterfaceHeader> header_;
+  std::set<std::string> param_names_;
+  std::vector<SignatureTensor> sig_inputs_, sig_outputs_;
+  std::string shapes_from_;
+};
+
+bool KnownLayout(const std::string& path) {
+  // The bundled standalone C runtime and project templates (external_dependencies).
+  return StartsWith(path, "runtime/") || StartsWith(path, "templates/");
+}
+
+}  // namespace
+
+TvmCompletion CompleteTvmMetadata(Metadata* metadata, const TvmArchiveContents& contents) {
+  TvmCompletion out;
+  const ArchiveIndex index = IndexArchive(contents);
+  const HeaderFindings headers = CheckHeaders(contents, index);
+  // Every header TVM put in the include directory belongs to the archive's code.
+  std::set<std::string> used(index.include_dir.begin(), index.include_dir.end());
+  const bool only_module = metadata->modules.size() == 1;
+  for (auto& [name, module] : metadata->modules) {
+    ModuleCompleter completer(name, &module, contents, index, headers, only_module, &out.problems,
+                              &used);
+    completer.Run();
+    module.tvm->notes = std::move(completer.notes_);
+  }
+  out.problems.insert(out.problems.end(), headers.problems.begin(), headers.problems.end());
+  // The same rule as for version 8: TVM's header declares one
+  // TVMGEN_<MOD>_<NAME>_SIZE per input and output as well.
+  Status names = CheckGeneratedNames(*metadata);
+  if (!names.ok()) out.problems.push_back(names);
+  metadata->files = contents.files;
+  for (const auto& [path, entry] : contents.files) {
+    if (!used.count(path) && !KnownLayout(path)) out.unreferenced.push_back(path);
+  }
+  return out;
+}
+
+}  // namespace mlf

@@ -1,0 +1,252 @@
+#include "tvm/host/tvm_module.h"
+
+#include <memory>
+#include <optional>
+
+#include "artifact/format/c_name.h"
+#include "artifact/format/dtype.h"
+#include "tvm/format/tvm_archive.h"
+#include "tvm/compat/compat.h"
+#include "tvm/compat/graph_source.h"
+#include "tvm/compat/operator_source.h"
+
+namespace mlf {
+namespace {
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+constexpr char kCompatRoot[] = "mlf_tvm/";
+
+// A graph JSON or .params larger than this is not read for a host check
+// (the archive scan does not analyse larger ones either).
+constexpr uint64_t kMaxHostMemberBytes = kMaxTvmParamsBytes;
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  const std::string x(suffix);
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
+std::string Join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+// The graph plan of graph module `module` from its captured members.
+Result<tvm_compat::GraphPlan> PlanTvmGraph(const std::string& module, const ModuleMetadata& m,
+                                           const std::map<std::string, std::string>& members) {
+  const std::string who = "module " + Quote(module);
+  auto graph = members.find(m.tvm->graph_path);
+  if (graph == members.end()) {
+    return Internal(who + ": its graph JSON " + m.tvm->graph_path + " was not captured");
+  }
+  std::string_view params;
+  if (m.parameters) {
+    auto p = members.find(m.parameters->path);
+    if (p == members.end()) return Internal(who + ": " + m.parameters->path + " was not captured");
+    params = p->second;
+  }
+  Result<tvm_compat::GraphPlan> plan = tvm_compat::PlanGraph(m, graph->second, params);
+  if (!plan.ok()) return plan.status().WithContext(who + ": " + m.tvm->graph_path);
+  return plan;
+}
+
+}  // namespace
+
+std::string PlatformForCpu(const std::string& mcpu) {
+  if (mcpu == "cortex-m3") return "mps2-an385";
+  if (mcpu == "cortex-m4") return "mps2-an386";
+  if (mcpu == "cortex-m7") return "mps2-an500";
+  return "";
+}
+
+Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
+  const TvmModuleInfo& tvm = *m.tvm;
+  const std::string who = "module " + Quote(module) + " (TVM archive, metadata version " +
+                          std::to_string(tvm.version) + ")";
+  const bool op = m.style == "operator";
+  const bool graph = !op && tvm.executor == "graph";
+  if (graph && tvm.graph_path.empty()) {
+    return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph "
+                                    "JSON (executor-config/graph/)");
+  }
+  if (!tvm.foreign_target.empty()) {
+    const std::string platform = PlatformForCpu(m.target.mcpu);
+    return FailedPrecondition(
+        who + " needs target " + tvm.foreign_target + ": " + tvm.foreign_evidence +
+        "; it cannot run on this host (" + HostTriple() + "). Build a firmware project for it: mlf "
+        "project ARCHIVE -o DIR --platform " + (platform.empty() ? "<board>" : platform));
+  }
+  if (!graph && !op && (m.interface_api != "c" || tvm.run_function.empty())) {
+    return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(module) +
+                              "_run in codegen/host/include/tvmgen_" + SanitizeCName(module) +
+                              ".h): it was built for TVM's packed API; mlf run runs AOT modules "
+                              "built with interface-api=c and graph executor modules");
+  }
+  if (m.sources.empty()) {
+    return FailedPrecondition(who + " has no C sources" +
+                              (tvm.object_files.empty() ? std::string()
+                                                        : ", only object files of TVM's llvm target (" +
+                                                              Join(tvm.object_files) + ")") +
+                              "; mlf run compiles C sources");
+  }
+  for (const std::string& s : m.sources) {
+    if (!EndsWith(s, ".c")) {
+      return Unimplemented(who + ": " + s + " is C++; mlf run compiles C sources only");
+    }
+  }
+  if (op) return tvm_compat::OperatorBuffers(who, tvm).status();
+  if (!graph && !tvm.extra_run_arguments.empty()) {
+    return Unimplemented(who + ": its entry point tvmgen_" + SanitizeCName(module) +
+                         "_run also takes " + Join(tvm.extra_run_arguments) +
+                         " (workspace pools or devices the caller provides), which mlf run does "
+                         "not provide");
+  }
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    for (const TensorInfo& t : *list) {
+      const char* kind = list == &m.inputs ? "input" : "output";
+      if (t.dtype.empty()) {
+        return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
+                                  Quote(t.name) + " (metadata.json has no memory " + kind +
+                                  "s and there is no Relay text)");
+      }
+      if (t.size_bytes == 0 && !t.shape_known) {
+        return FailedPrecondition(who + ": the archive does not say the size of " + kind + " " +
+                                  Quote(t.name));
+      }
+    }
+  }
+  if (m.outputs.empty()) {
+    return FailedPrecondition(who + ": the archive names no outputs");
+  }
+  return Status::Ok();
+}
+
+Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMetadata& m,
+                                      const std::vector<StagedFile>& staged,
+                                      const std::map<std::string, std::string>& members,
+                                      const HostBuildConfig& base) {
+  const std::string c_module = SanitizeCName(module);
+  TvmHostBuild b;
+  b.files = staged;
+  for (const tvm_compat::File& f : tvm_compat::Files()) {
+    b.files.push_back(StagedFile{kCompatRoot + std::string(f.path), std::string(f.content)});
+  }
+  b.sources = m.sources;
+  b.sources.push_back(kCompatRoot + std::string(tvm_compat::kRuntimeSource));
+  const std::string wrapper = std::string(kCompatRoot) + "src/mlf_tvm_entry_" + c_module + ".c";
+  std::vector<TensorInfo> inputs = m.inputs, outputs = m.outputs;
+  if (m.style == "operator") {
+    // Every buffer is an input and an output (operator_source.h).
+    MLF_ASSIGN_OR_RETURN(inputs, tvm_compat::OperatorBuffers("module " + Quote(module), *m.tvm));
+    outputs = inputs;
+    const std::string ops = std::string(kCompatRoot) + "src/mlf_tvm_operators_" + c_module + ".c";
+    b.files.push_back(StagedFile{ops, tvm_compat::OperatorRunSource(module, c_module, *m.tvm, inputs)});
+    b.files.push_back(StagedFile{wrapper, tvm_compat::OperatorEntryWrapperSource(c_module)});
+    b.sources.push_back(ops);
+    b.workspace_bytes = tvm_compat::GraphAllocatorBytes(m);
+    b.run_symbol = tvm_compat::OperatorRunSymbol(c_module);
+    b.reentrant = true;
+  } else if (m.tvm->executor == "graph") {
+    MLF_ASSIGN_OR_RETURN(tvm_compat::GraphPlan plan, PlanTvmGraph(module, m, members));
+    const std::string graph = std::string(kCompatRoot) + "src/mlf_tvm_graph_" + c_module + ".c";
+    b.files.push_back(StagedFile{
+        graph, tvm_compat::GraphRunSource(module, c_module, m.tvm->graph_path, plan)});
+    b.files.push_back(StagedFile{wrapper, tvm_compat::GraphEntryWrapperSource(c_module)});
+    b.sources.push_back(graph);
+    b.workspace_bytes = plan.workspace_bytes();
+    b.constants = std::move(plan.constants);
+    b.run_symbol = tvm_compat::GraphRunSymbol(c_module);
+    b.reentrant = true;
+  } else {
+    b.files.push_back(StagedFile{wrapper, tvm_compat::EntryWrapperSource(c_module)});
+    b.workspace_bytes = m.memory.workspace_size_bytes;
+    b.run_symbol = m.tvm->run_function;
+  }
+  MLF_ASSIGN_OR_RETURN(b.inputs, TvmTensorSpecs(module, "input", inputs));
+  MLF_ASSIGN_OR_RETURN(b.outputs, TvmTensorSpecs(module, "output", outputs));
+  b.sources.push_back(wrapper);
+  b.config = base;
+  b.config.flags.push_back("-std=gnu11");
+  b.config.flags.push_back("-fno-strict-aliasing");
+  if (m.tvm->bundled_runtime) b.config.include_dirs.push_back("runtime/include");
+  b.config.include_dirs.push_back(kCompatRoot + std::string(tvm_compat::kIncludeDir));
+  b.entry_symbol = tvm_compat::EntrySymbol(c_module);
+  return b;
+}
+
+Status TvmHostCheck(const std::string& module, const ModuleMetadata& m,
+                    const std::map<std::string, std::string>& members) {
+  MLF_RETURN_IF_ERROR(TvmHostSupport(module, m));
+  if (m.style == "operator" || m.tvm->executor != "graph") return Status::Ok();
+  return PlanTvmGraph(module, m, members).status();
+}
+
+std::set<std::string> TvmHostMemberPaths(const Metadata& metadata) {
+  std::set<std::string> paths;
+  for (const auto& [name, m] : metadata.modules) {
+    if (!m.tvm || m.style == "operator" || m.tvm->executor != "graph") continue;
+    if (!m.tvm->graph_path.empty()) paths.insert(m.tvm->graph_path);
+    if (m.parameters) paths.insert(m.parameters->path);
+  }
+  return paths;
+}
+
+Result<std::map<std::string, std::string>> ReadTvmHostMembers(const std::string& archive,
+                                                              const Metadata& metadata,
+                                                              const ReaderLimits& limits) {
+  std::map<std::string, std::string> members;
+  const std::set<std::string> wanted = TvmHostMemberPaths(metadata);
+  if (wanted.empty()) return members;
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(archive, limits));
+  while (members.size() < wanted.size()) {
+    MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
+    if (!entry) break;
+    if (!wanted.count(entry->name) || members.count(entry->name)) continue;
+    MLF_ASSIGN_OR_RETURN(members[entry->name], reader->ReadAll(kMaxHostMemberBytes));
+  }
+  return members;
+}
+
+std::map<std::string, Status> TvmHostChecks(const std::string& archive, const Metadata& metadata,
+                                            const ReaderLimits& limits) {
+  const Result<std::map<std::string, std::string>> members =
+      ReadTvmHostMembers(archive, metadata, limits);
+  const std::set<std::string> wanted = TvmHostMemberPaths(metadata);
+  std::map<std::string, Status> checks;
+  for (const auto& [name, m] : metadata.modules) {
+    if (!m.tvm) continue;
+    Status support = TvmHostSupport(name, m);
+    const bool needs_members = wanted.count(m.tvm->graph_path) > 0;
+    if (support.ok() && needs_members && !members.ok()) {
+      support = members.status().WithContext("module " + Quote(name) + ": reading its graph");
+    } else if (support.ok() && needs_members) {
+      support = TvmHostCheck(name, m, *members);
+    }
+    checks.emplace(name, support);
+  }
+  return checks;
+}
+
+Result<std::vector<TensorSpec>> TvmTensorSpecs(const std::string& module, const char* kind,
+                                               const std::vector<TensorInfo>& tensors) {
+  std::vector<TensorSpec> specs;
+  for (const TensorInfo& t : tensors) {
+    Result<DType> dtype = ParseDType(t.dtype);
+    if (!dtype.ok()) return dtype.status().WithContext("module " + Quote(module) + ": " + kind + " " + Quote(t.name));
+    TensorSpec spec{t.name, t.c_name, *dtype, t.shape, t.size_bytes};
+    if (!t.shape_known) {
+      const uint64_t element = DTypeSize(*dtype);
+      if (t.size_bytes % element != 0) {
+        return FailedPrecondition("module " + Quote(module) + ": " + kind + " " + Quote(t.name) +
+                                  " is " + std::to_string(t.size_bytes) + " bytes, not a whole number of " +
+                                  t.dtype + " elements");
+      }
+      spec.shape = {static_cast<int64_t>(t.size_bytes / element)};
+    }
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+}  // namespace mlf
