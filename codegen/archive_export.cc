@@ -66,7 +66,7 @@ Status AddModule(const ModuleArtifacts& m, const ExportOptions& options, Metadat
                                     [&](const ArchiveMember& a) { return a.name == f.path; });
     if (!shared) members->push_back({f.path, MemberSource::Bytes(f.content), false});
   }
-  if (module.parameters && module.parameters->storage == "file") {
+  if (module.parameters && module.parameters->storage == ParamStorage::kFile) {
     module.parameters->path = "parameters/" + c + ".bin";
     members->push_back({module.parameters->path, MemberSource::Bytes(m.parameter_blob), false});
   }

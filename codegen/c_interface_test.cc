@@ -26,7 +26,7 @@ ModuleMetadata Example() {
   m.outputs = {{"out/*x*/", "out___x___", "int64", {2}, 16}};
   m.memory.workspace_size_bytes = 1024;
   m.memory.constants_size_bytes = 128;
-  m.parameters = ParametersInfo{"file", "parameters/my_model.bin", {}};
+  m.parameters = ParametersInfo{ParamStorage::kFile, "parameters/my_model.bin", {}};
   return m;
 }
 

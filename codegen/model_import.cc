@@ -29,13 +29,13 @@ Result<ImportedModel> ImportModelFile(const std::string& path) {
   if (EndsWith(path, ".onnx")) {
     frontend::OnnxModelInfo info;
     MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportOnnxFile(path, {}, &info));
-    m.source.format = "onnx";
+    m.source.format = SourceFormat::kOnnx;
     m.source.opset = info.opset;
     m.extension = "onnx";
   } else if (EndsWith(path, ".yaml") || EndsWith(path, ".yml")) {
     frontend::YamlModelInfo info;
     MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportYamlFile(path, {}, &info));
-    m.source.format = "yaml";
+    m.source.format = SourceFormat::kYaml;
     m.extension = "yaml";
     m.description = info.description;
     m.npy_files = info.npy_files;

@@ -60,7 +60,7 @@ mlf::TensorInfo EntryTensor(const std::string& name, const mlf::tvm_compat::Grap
 mlf::ModuleMetadata ModuleOf(const GraphProgram& program, const std::set<std::string>& params) {
   mlf::ModuleMetadata m;
   m.tvm = mlf::TvmModuleInfo{};
-  m.tvm->executor = "graph";
+  m.tvm->executor = mlf::Executor::kGraph;
   for (const auto& arg : program.args) {
     if (params.count(arg.name) == 0) m.inputs.push_back(EntryTensor(arg.name, program.entries[arg.entry]));
   }

@@ -105,7 +105,7 @@ TEST_F(ExportTest, LinkedParametersLiveInTheCode) {
   auto head = ReadArchiveHead(archive);
   ASSERT_TRUE(head.ok());
   const ModuleMetadata& m = head->metadata.modules.at("default");
-  EXPECT_EQ(m.parameters->storage, "linked");
+  EXPECT_EQ(m.parameters->storage, ParamStorage::kLinked);
   EXPECT_EQ(m.memory.constants_size_bytes, 0u);
   EXPECT_FALSE(m.host_library.has_value());
   for (const auto& [path, entry] : head->metadata.files) EXPECT_NE(path.rfind("parameters/", 0), 0u) << path;
@@ -121,7 +121,7 @@ TEST_F(ExportTest, MetadataRecordsThePlanAndTheOperators) {
   const ModuleMetadata& m = head->metadata.modules.at("default");
   ASSERT_TRUE(m.memory.workspace_lower_bound_bytes.has_value());
   EXPECT_LE(*m.memory.workspace_lower_bound_bytes, m.memory.workspace_size_bytes);
-  EXPECT_EQ(m.source->format, "yaml");
+  EXPECT_EQ(m.source->format, SourceFormat::kYaml);
   // BatchNormalization and Relu are folded into the convolution.
   bool fused = false;
   for (const OperatorInfo& op : m.operators) {

@@ -155,9 +155,9 @@ TEST(TvmArchiveTest, DenseIsNormalised) {
   const Metadata& md = head->metadata;
   EXPECT_EQ(md.version, 7);
   const ModuleMetadata& m = md.modules.at("default");
-  EXPECT_EQ(m.style, "full-model");
-  EXPECT_EQ(m.executors, std::vector<std::string>{"aot"});
-  EXPECT_EQ(m.interface_api, "c");
+  EXPECT_EQ(m.style, ModuleStyle::kFullModel);
+  EXPECT_EQ(ExecutorNames(m.executors), std::vector<std::string>{"aot"});
+  EXPECT_EQ(m.interface_api, InterfaceApi::kC);
   ASSERT_EQ(m.inputs.size(), 1u);
   EXPECT_EQ(m.inputs[0].name, "serving_default_input_1:0");
   EXPECT_EQ(m.inputs[0].c_name, "serving_default_input_1_0");
@@ -170,16 +170,16 @@ TEST(TvmArchiveTest, DenseIsNormalised) {
   EXPECT_EQ(m.memory.workspace_size_bytes, 32u);
   EXPECT_EQ(m.memory.constants_size_bytes, 60u);
   const TvmModuleInfo& tvm = *m.tvm;
-  EXPECT_EQ(tvm.executor, "aot");
+  EXPECT_EQ(tvm.executor, Executor::kAot);
   EXPECT_EQ(tvm.run_function, "tvmgen_default_run");
   EXPECT_EQ(tvm.main_function, "tvmgen_default___tvm_main__");
-  EXPECT_EQ(tvm.shapes_from, "relay");
+  EXPECT_EQ(tvm.shapes_from, ShapesFrom::kRelay);
   EXPECT_EQ(tvm.relay_path, "src/default.relay");
   EXPECT_EQ(tvm.header_path, "codegen/host/include/tvmgen_default.h");
   EXPECT_EQ(tvm.operator_functions.size(), 2u);
   EXPECT_TRUE(tvm.foreign_target.empty());
   ASSERT_TRUE(m.parameters.has_value());
-  EXPECT_EQ(m.parameters->storage, "tvm-params");
+  EXPECT_EQ(m.parameters->storage, ParamStorage::kTvmParams);
   EXPECT_EQ(m.parameters->path, "parameters/default.params");
   ASSERT_EQ(m.parameters->tensors.size(), 2u);
   EXPECT_EQ(m.parameters->tensors[0].name, "_param_1");
@@ -193,9 +193,9 @@ TEST(TvmArchiveTest, GraphExecutorAndOperatorStyleAreNormalised) {
   Result<ArchiveHead> graph = ReadArchiveHead(Write("graph", tvm_testing::GraphV6()));
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   const ModuleMetadata& g = graph->metadata.modules.at("default");
-  EXPECT_EQ(g.tvm->executor, "graph");
-  EXPECT_EQ(g.interface_api, "packed");
-  EXPECT_EQ(g.tvm->shapes_from, "graph");
+  EXPECT_EQ(g.tvm->executor, Executor::kGraph);
+  EXPECT_EQ(g.interface_api, InterfaceApi::kPacked);
+  EXPECT_EQ(g.tvm->shapes_from, ShapesFrom::kGraph);
   EXPECT_EQ(g.tvm->graph_path, "executor-config/graph/graph.json");
   ASSERT_EQ(g.inputs.size(), 1u);  // p0, p1, p2 are parameters
   EXPECT_EQ(g.inputs[0].name, "x");
@@ -212,7 +212,7 @@ TEST(TvmArchiveTest, GraphExecutorAndOperatorStyleAreNormalised) {
   Result<ArchiveHead> op = ReadArchiveHead(Write("operator", tvm_testing::OperatorV5()));
   ASSERT_TRUE(op.ok()) << op.status().ToString();
   const ModuleMetadata& o = op->metadata.modules.at("add");
-  EXPECT_EQ(o.style, "operator");
+  EXPECT_EQ(o.style, ModuleStyle::kOperator);
   EXPECT_TRUE(o.inputs.empty());
   EXPECT_EQ(o.sources, std::vector<std::string>{"codegen/host/src/lib0.c"});
   ASSERT_EQ(o.tvm->operator_buffers.size(), 3u);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,144 @@ TEST(TvmCliTest, VerifyRefusals) {
   EXPECT_EQ(r.err, "mlf: error: " + dense +
                        ": TVM Model Library Format archive (metadata version 7): TVM archives carry "
                        "no digests and no signature, but a signature is required\n");
+}
+
+// An executor or interface API this mlfkit does not know (issue 17, point 7)
+// is read as unknown, kept as written, and shown by inspect and verify with a
+// note; only running the module is refused.
+Files WithMetadata(Files files, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json metadata = nlohmann::json::parse(files.at("metadata.json"));
+  edit(metadata);
+  files["metadata.json"] = metadata.dump(2);
+  return files;
+}
+
+TEST(TvmCliTest, UnknownExecutorIsShownNotRefused) {
+  const std::string path =
+      Archive("unknown_executor", WithMetadata(tvm_testing::DenseV7(), [](nlohmann::json& j) {
+                j["modules"]["default"]["executors"] = {"vm"};
+              }));
+  CommandResult v = Mlf({"verify", path});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(v.out, "verified " + path + ": 6 members, 5.8 KiB, 1 module\n"
+            "format: Apache TVM Model Library Format, metadata version 7\n"
+            "proven: a safe tar within bounds; metadata.json matches the TVM version 7 schema; every file that metadata, the interface header and the sources reference is present; .params files parse; sizes in metadata, Relay text and header agree\n"
+            "not proven: TVM archives carry no digests and no signature, so nothing shows who made this archive or that its members are the ones TVM wrote\n"
+            "module default: full-model, vm executor, c interface; does not run on this host: module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf run runs TVM's aot and graph executors\n"
+            "  note: executor 'vm' is unknown to mlfkit (it knows aot and graph)\n"
+            "signature: none (TVM archives cannot carry one)\n");
+  CommandResult i = Mlf({"inspect", path});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  EXPECT_EQ(i.out, "archive     " + path + " (none, 15.0 KiB)\n"
+            "format      Apache TVM Model Library Format, metadata version 7 (normalised by mlfkit's TVM reader), exported 2022-11-30 12:00:00Z\n"
+            "signature   none (TVM archives carry no digests and no signature)\n"
+            "\n"
+            "module default\n"
+            "  model       default (full-model, executors vm, c interface, TVM metadata version 7)\n"
+            "  target      c\n"
+            "  source      tvm src/default.relay\n"
+            "  inputs\n"
+            "    #  name                       c name                     dtype    shape  bytes\n"
+            "    0  serving_default_input_1:0  serving_default_input_1_0  float32  [1,4]  16\n"
+            "  outputs\n"
+            "    #  name    c name  dtype    shape  bytes\n"
+            "    0  output  output  float32  [1,3]  12\n"
+            "  memory\n"
+            "    workspace  32 B\n"
+            "    constants  60 B\n"
+            "    I/O        28 B\n"
+            "    alignment  16 B\n"
+            "  parameters  tvm-params parameters/default.params, 2 tensors\n"
+            "    name      dtype    shape  offset  bytes\n"
+            "    _param_1  float32  [3,4]  120     48\n"
+            "    _param_2  float32  [3]    216     12\n"
+            "  sources     codegen/host/src/default_lib0.c, codegen/host/src/default_lib1.c\n"
+            "  tvm target  c -keys=cpu -link-params=1\n"
+            "  entry       tvmgen_default_run(inputs, outputs) -> tvmgen_default___tvm_main__\n"
+            "  shapes      from src/default.relay (@main signature)\n"
+            "  header      codegen/host/include/tvmgen_default.h\n"
+            "  main memory device 1: workspace 32 B, constants 60 B, I/O 28 B\n"
+            "  operators   2 functions, largest own workspace 16 B\n"
+            "  this host   cannot run: module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf run runs TVM's aot and graph executors\n"
+            "  note        executor 'vm' is unknown to mlfkit (it knows aot and graph)\n"
+            "\n"
+            "files (SHA-256 computed now: TVM records none)\n"
+            "  bytes  sha256            path\n"
+            "  1065   5af50bd9b729a367  codegen/host/include/tvmgen_default.h\n"
+            "  421    acc4e63dedfd32ec  codegen/host/src/default_lib0.c\n"
+            "  2217   33d9aa5a58672223  codegen/host/src/default_lib1.c\n"
+            "  228    365df9433ee15dbf  parameters/default.params\n"
+            "  557    b27c0ffb37d1b391  src/default.relay\n");
+  CommandResult r = Mlf({"run", path, "--random-inputs", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mlf: error: module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf run runs TVM's aot and graph executors\n");
+}
+
+TEST(TvmCliTest, UnknownInterfaceApiIsShownNotRefused) {
+  const std::string path =
+      Archive("unknown_interface", WithMetadata(tvm_testing::GraphV6(), [](nlohmann::json& j) {
+                j["target"] = {"c -keys=cpu -link-params=0 -interface-api=wasm"};
+              }));
+  CommandResult v = Mlf({"verify", path});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(v.out, "verified " + path + ": 5 members, 3.7 KiB, 1 module\n"
+            "format: Apache TVM Model Library Format, metadata version 6\n"
+            "proven: a safe tar within bounds; metadata.json matches the TVM version 6 schema; every file that metadata, the interface header and the sources reference is present; .params files parse; sizes in metadata, Relay text and header agree\n"
+            "not proven: TVM archives carry no digests and no signature, so nothing shows who made this archive or that its members are the ones TVM wrote\n"
+            "module default: full-model, graph executor, wasm interface; runs on this host (mlf run)\n"
+            "  note: interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\n"
+            "signature: none (TVM archives cannot carry one)\n");
+  CommandResult i = Mlf({"inspect", path});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  EXPECT_EQ(i.out, "archive     " + path + " (none, 12.5 KiB)\n"
+            "format      Apache TVM Model Library Format, metadata version 6 (normalised by mlfkit's TVM reader), exported 2022-03-01 09:00:00Z\n"
+            "signature   none (TVM archives carry no digests and no signature)\n"
+            "\n"
+            "module default\n"
+            "  model       default (full-model, executors graph, wasm interface, TVM metadata version 6)\n"
+            "  target      c\n"
+            "  source      tvm src/relay.txt\n"
+            "  inputs\n"
+            "    #  name  c name  dtype    shape  bytes\n"
+            "    0  x     x       float32  [1,4]  16\n"
+            "  outputs\n"
+            "    #  name    c name  dtype    shape  bytes\n"
+            "    0  output  output  float32  [1,3]  12\n"
+            "  memory\n"
+            "    workspace  0 B\n"
+            "    constants  0 B\n"
+            "    I/O        28 B\n"
+            "    alignment  16 B\n"
+            "  parameters  tvm-params parameters/default.params, 3 tensors\n"
+            "    name  dtype    shape  offset  bytes\n"
+            "    p0    float32  [3,4]  118     48\n"
+            "    p1    float32  [3]    214     12\n"
+            "    p2    int32    [2]    274     8\n"
+            "  sources     codegen/host/src/default_lib0.c\n"
+            "  tvm target  c -keys=cpu -link-params=0 -interface-api=wasm\n"
+            "  shapes      from executor-config/graph/graph.json\n"
+            "  graph       executor-config/graph/graph.json\n"
+            "  main memory device 1: workspace 0 B, constants 0 B, I/O 28 B\n"
+            "  operators   1 functions, largest own workspace 0 B\n"
+            "  storage     5 graph executor storage ids\n"
+            "    sid  bytes  binding\n"
+            "    0    16     x\n"
+            "    1    48     p0\n"
+            "    2    12     p1\n"
+            "    3    8      p2\n"
+            "    4    12     \n"
+            "  this host   runs with mlf run\n"
+            "  note        interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\n"
+            "\n"
+            "files (SHA-256 computed now: TVM records none)\n"
+            "  bytes  sha256            path\n"
+            "  1298   35ab74462eca3b7c  codegen/host/src/default_lib0.c\n"
+            "  626    72489d663dfc14fe  executor-config/graph/graph.json\n"
+            "  282    73ae1ba949efe8cb  parameters/default.params\n"
+            "  362    5f339ef69ba7781a  src/relay.txt\n");
+  CommandResult j = Mlf({"verify", path, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["tvm"]["modules"]["default"].dump(), "{\"executor\":\"graph\",\"host\":\"runs\",\"interface_api\":\"wasm\",\"notes\":[\"interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\"],\"style\":\"full-model\"}");
 }
 
 // -------------------------------------------------------------------- run --

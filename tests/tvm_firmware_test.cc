@@ -150,14 +150,14 @@ const Prepared& Prepare(const std::string& name) {
       for (const auto& [module, m] : metadata->modules) {
         // Operator style: the host loader's inputs are every buffer (C too).
         std::vector<std::string> names;
-        if (m.style == "operator") {
+        if (m.style == ModuleStyle::kOperator) {
           for (const TvmOperatorBuffer& b : m.tvm->operator_buffers) names.push_back(b.binding);
         } else {
           for (const TensorInfo& t : m.inputs) names.push_back(t.name);
         }
         for (size_t i = 0; i < names.size(); ++i) {
           // Zeros when no sample is given, as in the firmware.
-          std::string bytes(m.style == "operator" ? m.tvm->operator_buffers[i].size_bytes : 0, '\0');
+          std::string bytes(m.style == ModuleStyle::kOperator ? m.tvm->operator_buffers[i].size_bytes : 0, '\0');
           for (const Sample& s : f.samples) {
             if (s.name == names[i]) bytes = s.array.data;
           }

@@ -171,11 +171,11 @@ TEST(TvmUpgradeTest, MetadataRecordsShapesNamesWorkspaceAndProvenance) {
   EXPECT_EQ(d.memory.workspace_size_bytes, 32u);  // TVM's, no pools
   EXPECT_EQ(d.memory.io_size_bytes, 28u);
   ASSERT_TRUE(d.parameters.has_value());
-  EXPECT_EQ(d.parameters->storage, "linked");
+  EXPECT_EQ(d.parameters->storage, ParamStorage::kLinked);
   ASSERT_EQ(d.parameters->tensors.size(), 2u);
   EXPECT_EQ(d.parameters->tensors[1].offset, 64u);
   ASSERT_TRUE(d.source.has_value());
-  EXPECT_EQ(d.source->format, "tvm");
+  EXPECT_EQ(d.source->format, SourceFormat::kTvm);
   EXPECT_EQ(d.source->path, "src/tvm/metadata.json");
   EXPECT_EQ(d.source->sha256, md.files.at("src/tvm/metadata.json").sha256);
   EXPECT_EQ(d.description,
@@ -221,7 +221,7 @@ TEST(TvmUpgradeTest, GraphModulesBecomeAGraphFunctionAndAParameterBlob) {
                            "codegen/host/src/default_mlf_adapter.c",
                            "codegen/host/src/mlf_tvm_runtime.c"}));
   ASSERT_TRUE(m.parameters.has_value());
-  EXPECT_EQ(m.parameters->storage, "file");
+  EXPECT_EQ(m.parameters->storage, ParamStorage::kFile);
   EXPECT_EQ(m.parameters->path, "parameters/default.bin");
   ASSERT_EQ(m.parameters->tensors.size(), 3u);
   EXPECT_EQ(m.parameters->tensors[2].name, "p2");

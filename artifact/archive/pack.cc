@@ -105,7 +105,7 @@ Status CheckReferencedFilesExist(const std::string& dir, const Metadata& metadat
     std::vector<std::pair<std::string, std::string>> refs;
     for (const std::string& s : m.sources) refs.push_back({"sources", s});
     if (m.host_library) refs.push_back({"host_library.path", m.host_library->path});
-    if (m.parameters && m.parameters->storage == "file") {
+    if (m.parameters && m.parameters->storage == ParamStorage::kFile) {
       refs.push_back({"parameters.path", m.parameters->path});
     }
     if (m.source && !m.source->path.empty()) refs.push_back({"source.path", m.source->path});

@@ -86,7 +86,7 @@ class Verifier {
       // Only parameter data may go unhashed: code is always checked. A blob
       // counts only under parameters/ (never sources, never a library).
       for (const auto& [name, module] : report_.metadata.modules) {
-        if (module.parameters && module.parameters->storage == "file" &&
+        if (module.parameters && module.parameters->storage == ParamStorage::kFile &&
             module.parameters->path.rfind("parameters/", 0) == 0) {
           unhashed_parameters_.insert(module.parameters->path);
         }

@@ -29,7 +29,7 @@ void WriteStruct(std::ostringstream& out, const std::string& name,
 
 const char* StorageMacro(const ModuleMetadata& m) {
   if (!m.parameters) return "MLF_PARAMS_NONE";
-  return m.parameters->storage == "file" ? "MLF_PARAMS_FILE" : "MLF_PARAMS_LINKED";
+  return m.parameters->storage == ParamStorage::kFile ? "MLF_PARAMS_FILE" : "MLF_PARAMS_LINKED";
 }
 
 Status WriteTensorTable(std::ostringstream& out, const std::string& table,

@@ -75,7 +75,7 @@ TEST(CMetadataDefinitionTest, NoTensorsMeansNullTables) {
   ModuleMetadata m = Scalars();
   m.inputs.clear();
   m.outputs.clear();
-  m.parameters = ParametersInfo{"linked", "", {}};
+  m.parameters = ParametersInfo{ParamStorage::kLinked, "", {}};
   auto text = CMetadataDefinition("s", m);
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_EQ(text->rfind("\nstatic const struct mlf_model_metadata metadata = {\n"

@@ -16,6 +16,13 @@ using nlohmann::json;
 
 std::vector<int64_t> ShapeFrom(const json& j) { return j.get<std::vector<int64_t>>(); }
 
+// The schema allows only values these enums know: a failed parse here would be
+// a schema and enum out of step, caught by metadata_test.
+template <typename E>
+E Known(std::optional<E> (*parse)(std::string_view), const json& j) {
+  return parse(j.get<std::string>()).value();
+}
+
 TensorInfo TensorFrom(const json& j) {
   TensorInfo t;
   t.name = j.at("name").get<std::string>();
@@ -34,7 +41,7 @@ std::vector<TensorInfo> TensorsFrom(const json& j) {
 
 ParametersInfo ParametersFrom(const json& j) {
   ParametersInfo p;
-  p.storage = j.at("storage").get<std::string>();
+  p.storage = Known(ParseParamStorage, j.at("storage"));
   p.path = j.value("path", "");
   for (const json& t : j.value("tensors", json::array())) {
     ParamTensorInfo pt;
@@ -71,7 +78,7 @@ TargetInfo TargetFrom(const json& j) {
 
 SourceInfo SourceFrom(const json& j) {
   SourceInfo s;
-  s.format = j.at("format").get<std::string>();
+  s.format = Known(ParseSourceFormat, j.at("format"));
   if (j.contains("opset")) s.opset = j.at("opset").get<int64_t>();
   s.sha256 = j.value("sha256", "");
   s.path = j.value("path", "");
@@ -102,9 +109,10 @@ std::vector<OperatorInfo> OperatorsFrom(const json& j) {
 ModuleMetadata ModuleFrom(const json& j) {
   ModuleMetadata m;
   m.model_name = j.at("model_name").get<std::string>();
-  m.style = j.at("style").get<std::string>();
-  m.executors = j.at("executors").get<std::vector<std::string>>();
-  m.interface_api = j.at("interface_api").get<std::string>();
+  m.style = Known(ParseModuleStyle, j.at("style"));
+  m.executors.clear();
+  for (const json& e : j.at("executors")) m.executors.push_back(Known(ParseExecutor, e));
+  m.interface_api = Known(ParseInterfaceApi, j.at("interface_api"));
   m.abi_version = j.at("abi_version").get<int64_t>();
   m.target = TargetFrom(j.at("target"));
   if (j.contains("source")) m.source = SourceFrom(j.at("source"));
@@ -157,7 +165,7 @@ json ParametersTo(const ParametersInfo& p) {
     tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape},
                        {"offset", t.offset}, {"size_bytes", t.size_bytes}});
   }
-  json j = {{"storage", p.storage}, {"tensors", tensors}};
+  json j = {{"storage", ToString(p.storage)}, {"tensors", tensors}};
   if (!p.path.empty()) j["path"] = p.path;
   return j;
 }
@@ -182,7 +190,7 @@ json TargetTo(const TargetInfo& t) {
 }
 
 json SourceTo(const SourceInfo& s) {
-  json j = {{"format", s.format}};
+  json j = {{"format", ToString(s.format)}};
   if (s.opset) j["opset"] = *s.opset;
   if (!s.sha256.empty()) j["sha256"] = s.sha256;
   if (!s.path.empty()) j["path"] = s.path;
@@ -205,8 +213,8 @@ json OperatorsTo(const std::vector<OperatorInfo>& ops) {
 }
 
 json ModuleTo(const ModuleMetadata& m) {
-  json j = {{"model_name", m.model_name}, {"style", m.style},
-            {"executors", m.executors}, {"interface_api", m.interface_api},
+  json j = {{"model_name", m.model_name}, {"style", ToString(m.style)},
+            {"executors", ExecutorNames(m.executors)}, {"interface_api", ToString(m.interface_api)},
             {"abi_version", m.abi_version}, {"target", TargetTo(m.target)},
             {"inputs", TensorsTo(m.inputs)}, {"outputs", TensorsTo(m.outputs)},
             {"memory", MemoryTo(m.memory)}, {"sources", m.sources}};

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "artifact/base/status.h"
+#include "artifact/format/metadata_enums.h"
 
 namespace mlf {
 
@@ -61,10 +62,10 @@ struct ParamTensorInfo {
 };
 
 struct ParametersInfo {
-  // "linked" (const arrays in the code) or "file"; TVM archives only:
-  // "tvm-params" (TVM's .params dictionary, tvm/format/tvm_params.h, whose
+  // Linked (const arrays in the code) or file; TVM archives only:
+  // kTvmParams (TVM's .params dictionary, tvm/format/tvm_params.h, whose
   // tensor offsets are where each tensor's data starts in that file).
-  std::string storage;
+  ParamStorage storage = ParamStorage::kLinked;
   std::string path;     // archive member of the blob ("file", "tvm-params")
   std::vector<ParamTensorInfo> tensors;
 };
@@ -87,7 +88,7 @@ struct TargetInfo {
 };
 
 struct SourceInfo {
-  std::string format;  // "onnx", "yaml", "tvm", "c"
+  SourceFormat format = SourceFormat::kOnnx;
   std::optional<int64_t> opset;
   std::string sha256;  // of the source model; empty when absent
   std::string path;    // archive member holding it; empty when absent
@@ -150,14 +151,15 @@ struct TvmDependency {
 struct TvmModuleInfo {
   int version = 0;                   // TVM's metadata version: 5, 6 or 7
   std::vector<std::string> targets;  // target strings as written (v5: the dictionary's values)
-  std::string executor;              // "aot", "graph", or "" (operator style)
+  // executors[0]: aot, graph, unknown (text kept), or none (operator style).
+  std::optional<ExecutorValue> executor;
   // C-interface entry point "tvmgen_<mod>_run" when interface_api is "c".
   std::string run_function;
   // The inner function the run wrapper calls: "tvmgen_<mod>___tvm_main__",
   // before Feb 2022 "tvmgen_<mod>_run_model"; empty when no source defines one.
   std::string main_function;
-  // Where tensor shapes came from: "relay", "graph", or "" (unknown).
-  std::string shapes_from;
+  // Where tensor shapes came from: Relay, graph JSON, or kNone (unknown).
+  ShapesFrom shapes_from = ShapesFrom::kNone;
   // Archive members (empty when absent).
   std::string relay_path;   // src/<mod>.relay, v<=6 src/relay.txt
   std::string graph_path;   // executor-config/graph/<mod>.graph or .../graph.json
@@ -188,9 +190,9 @@ struct TvmModuleInfo {
 
 struct ModuleMetadata {
   std::string model_name;
-  std::string style = "full-model";
-  std::vector<std::string> executors = {"aot"};
-  std::string interface_api = "c";
+  ModuleStyle style = ModuleStyle::kFullModel;
+  std::vector<ExecutorValue> executors = {Executor::kAot};
+  InterfaceApiValue interface_api = InterfaceApi::kC;
   int64_t abi_version = kAbiVersion;
   TargetInfo target;
   std::optional<SourceInfo> source;
@@ -202,8 +204,8 @@ struct ModuleMetadata {
   std::vector<std::string> sources;
   std::vector<OperatorInfo> operators;
   std::string description;
-  // Set for modules read from TVM archives (then style may be "operator",
-  // executors ["graph"] and interface_api "packed" as well).
+  // Set for modules read from TVM archives (then style may be operator,
+  // executors graph or unknown and interface_api packed or unknown as well).
   std::optional<TvmModuleInfo> tvm;
 };
 

@@ -71,7 +71,7 @@ Status CheckParameters(const ModuleMetadata& m, const Metadata& md, bool check_f
     MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
     index.push_back(ParamTensor{t.name, dtype, t.shape, t.offset, t.size_bytes});
   }
-  if (p.storage != "file") return ValidateParamIndex(index, UINT64_MAX);
+  if (p.storage != ParamStorage::kFile) return ValidateParamIndex(index, UINT64_MAX);
   if (!check_files) return ValidateParamIndex(index, UINT64_MAX);
   auto blob = md.files.find(p.path);
   if (blob == md.files.end()) {

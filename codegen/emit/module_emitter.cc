@@ -79,7 +79,7 @@ std::string ConstantArray(const ir::Graph& g, int id, const std::string& name) {
 Status PlaceConstants(const ir::Graph& g, const ModuleEmitOptions& options, Placement* place,
                       std::string* arrays, EmittedModule* module) {
   ParamBlobBuilder blob;
-  ParametersInfo params{options.link_params ? "linked" : "file", "", {}};
+  ParametersInfo params{options.link_params ? ParamStorage::kLinked : ParamStorage::kFile, "", {}};
   int index = 0;
   for (int id : UsedConstants(g)) {
     const ir::Value& v = g.value(id);

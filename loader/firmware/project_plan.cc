@@ -153,7 +153,7 @@ Result<ModulePlan> PlanModule(const std::string& name, const ModuleMetadata& m,
   }
   plan.ram_bytes = m.memory.workspace_size_bytes + m.memory.io_size_bytes;
   if (m.memory.workspace_size_bytes > 0) plan.workspace = ids->Take("mlf_workspace_" + plan.c_name);
-  if (m.parameters && m.parameters->storage == "file") {
+  if (m.parameters && m.parameters->storage == ParamStorage::kFile) {
     plan.constants = ids->Take("mlf_" + plan.c_name + "_constants");
     plan.constants_source = "parameters/" + plan.c_name + "_params.c";
     plan.constants_member = m.parameters->path;

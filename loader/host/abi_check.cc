@@ -60,7 +60,7 @@ Status CheckTensors(const char* kind, uint32_t count, const mlf_tensor_info* lib
 
 uint32_t StorageCode(const ModuleMetadata& md) {
   if (!md.parameters) return MLF_PARAMS_NONE;
-  return md.parameters->storage == "file" ? MLF_PARAMS_FILE : MLF_PARAMS_LINKED;
+  return md.parameters->storage == ParamStorage::kFile ? MLF_PARAMS_FILE : MLF_PARAMS_LINKED;
 }
 
 Status CheckAll(const mlf_model_metadata& lib, const ModuleMetadata& md) {

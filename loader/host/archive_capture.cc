@@ -14,7 +14,7 @@ bool IsTvmRuntimeHeader(const std::string& name) { return name.rfind("runtime/in
 Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
   for (const auto& [name, module] : metadata.modules) {
     if (module.tvm) stage_tvm_runtime_ = true;
-    if (module.tvm && module.tvm->executor == "graph") {
+    if (module.tvm && module.tvm->executor == Executor::kGraph) {
       if (!module.tvm->graph_path.empty()) tvm_graph_[module.tvm->graph_path];
       if (module.parameters) tvm_graph_[module.parameters->path];
     }
@@ -29,7 +29,7 @@ Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
     } else {
       stage_sources_ = true;
     }
-    if (module.parameters && module.parameters->storage == "file") {
+    if (module.parameters && module.parameters->storage == ParamStorage::kFile) {
       parameter_members_.insert(module.parameters->path);
     }
   }

@@ -177,7 +177,7 @@ class LibraryLoader {
     b.workspace_bytes = module.memory.workspace_size_bytes;
     MLF_ASSIGN_OR_RETURN(b.inputs, Specs(module.inputs));
     MLF_ASSIGN_OR_RETURN(b.outputs, Specs(module.outputs));
-    if (module.parameters && module.parameters->storage == "file") {
+    if (module.parameters && module.parameters->storage == ParamStorage::kFile) {
       auto it = parameters_.find(module.parameters->path);
       if (it == parameters_.end()) {
         return Internal("module '" + name + "': parameters '" + module.parameters->path +

@@ -77,7 +77,7 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
     std::cout << "  parameters  none\n";
     return;
   }
-  std::cout << "  parameters  " << Show(p->storage) << (p->path.empty() ? "" : " " + Show(p->path)) << ", "
+  std::cout << "  parameters  " << Show(ToString(p->storage)) << (p->path.empty() ? "" : " " + Show(p->path)) << ", "
             << p->tensors.size() << " tensor" << (p->tensors.size() == 1 ? "" : "s") << "\n";
   if (p->tensors.empty()) return;
   Table table({"name", "dtype", "shape", "offset", "bytes"});
@@ -101,8 +101,8 @@ void PrintTvm(const ModuleMetadata& m, const Status& host) {
     std::cout << "  entry       " << Show(tvm.main_function) << "\n";
   }
   std::cout << "  shapes      "
-            << (tvm.shapes_from == "relay"   ? "from " + Show(tvm.relay_path) + " (@main signature)"
-                : tvm.shapes_from == "graph" ? "from " + Show(tvm.graph_path)
+            << (tvm.shapes_from == ShapesFrom::kRelay   ? "from " + Show(tvm.relay_path) + " (@main signature)"
+                : tvm.shapes_from == ShapesFrom::kGraph ? "from " + Show(tvm.graph_path)
                                              : std::string("unknown for some tensors (\"?\")"))
             << "\n";
   if (!tvm.header_path.empty()) std::cout << "  header      " << Show(tvm.header_path) << "\n";
@@ -157,8 +157,9 @@ void PrintModule(const std::string& name, const ModuleMetadata& m,
                  const std::map<std::string, Status>& host) {
   std::cout << "\nmodule " << Show(name) << "\n";
   if (!m.description.empty()) std::cout << "  " << Show(m.description) << "\n";
-  std::cout << "  model       " << Show(m.model_name) << " (" << Show(m.style) << ", executors "
-            << (m.executors.empty() ? "none" : Join(m.executors, ",")) << ", " << Show(m.interface_api)
+  std::cout << "  model       " << Show(m.model_name) << " (" << Show(ToString(m.style)) << ", executors "
+            << (m.executors.empty() ? "none" : Join(ExecutorNames(m.executors), ",")) << ", "
+            << Show(ToString(m.interface_api))
             << " interface";
   if (m.tvm) {
     std::cout << ", TVM metadata version " << m.tvm->version << ")\n";
@@ -169,7 +170,7 @@ void PrintModule(const std::string& name, const ModuleMetadata& m,
             << (m.target.host_triple.empty() ? "" : " " + Show(m.target.host_triple))
             << (m.target.mcpu.empty() ? "" : " -mcpu=" + Show(m.target.mcpu)) << "\n";
   if (m.source) {
-    std::cout << "  source      " << Show(m.source->format)
+    std::cout << "  source      " << Show(ToString(m.source->format))
               << (m.source->opset ? " opset " + std::to_string(*m.source->opset) : "")
               << (m.source->path.empty() ? "" : " " + Show(m.source->path)) << "\n";
   }
@@ -254,13 +255,14 @@ nlohmann::json NormalisedJson(const ArchiveHead& head, const std::map<std::strin
   nlohmann::json modules = nlohmann::json::object();
   for (const auto& [name, m] : head.metadata.modules) {
     const TvmModuleInfo& tvm = *m.tvm;
-    nlohmann::json j = {{"model_name", m.model_name}, {"style", m.style}, {"executors", m.executors},
-                        {"interface_api", m.interface_api}, {"inputs", TensorsJson(m.inputs)},
+    nlohmann::json j = {{"model_name", m.model_name}, {"style", ToString(m.style)},
+                        {"executors", ExecutorNames(m.executors)},
+                        {"interface_api", ToString(m.interface_api)}, {"inputs", TensorsJson(m.inputs)},
                         {"outputs", TensorsJson(m.outputs)}, {"sources", m.sources},
                         {"workspace_size_bytes", m.memory.workspace_size_bytes},
                         {"constants_size_bytes", m.memory.constants_size_bytes},
                         {"targets", tvm.targets}, {"run_function", tvm.run_function},
-                        {"main_function", tvm.main_function}, {"shapes_from", tvm.shapes_from},
+                        {"main_function", tvm.main_function}, {"shapes_from", ToString(tvm.shapes_from)},
                         {"notes", tvm.notes}, {"external_headers", tvm.external_headers}};
     if (m.parameters) {
       nlohmann::json tensors = nlohmann::json::array();
@@ -268,7 +270,7 @@ nlohmann::json NormalisedJson(const ArchiveHead& head, const std::map<std::strin
         tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape},
                            {"offset", t.offset}, {"size_bytes", t.size_bytes}});
       }
-      j["parameters"] = {{"storage", m.parameters->storage}, {"path", m.parameters->path},
+      j["parameters"] = {{"storage", ToString(m.parameters->storage)}, {"path", m.parameters->path},
                          {"tensors", tensors}};
     }
     if (!tvm.foreign_target.empty()) {

@@ -199,7 +199,7 @@ Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {
   MLF_ASSIGN_OR_RETURN(std::string module, SelectModule(*lib, args.Get("module")));
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib->CreateExecutor(module));
   MLF_RETURN_IF_ERROR(
-      SetInputs(*exec, config, lib->metadata().modules.at(module).style == "operator"));
+      SetInputs(*exec, config, lib->metadata().modules.at(module).style == ModuleStyle::kOperator));
   MLF_RETURN_IF_ERROR(exec->Run());
   std::vector<OutputReport> reports;
   for (int i = 0; i < exec->num_outputs(); ++i) {

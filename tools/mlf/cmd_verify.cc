@@ -53,8 +53,9 @@ void PrintJson(const std::string& path, const Result<VerifyReport>& r,
       nlohmann::json modules = nlohmann::json::object();
       for (const auto& [name, m] : r->metadata.modules) {
         const Status& host = checks.at(name);
-        modules[name] = {{"executor", m.tvm->executor}, {"style", m.style},
-                         {"interface_api", m.interface_api}, {"notes", m.tvm->notes},
+        modules[name] = {{"executor", m.tvm->executor ? ToString(*m.tvm->executor) : ""},
+                         {"style", ToString(m.style)},
+                         {"interface_api", ToString(m.interface_api)}, {"notes", m.tvm->notes},
                          {"host", host.ok() ? nlohmann::json("runs") : nlohmann::json(host.message())}};
       }
       j["tvm"] = {{"metadata_version", r->metadata.version},
@@ -89,9 +90,9 @@ void PrintTvmText(const std::string& path, const VerifyReport& r,
                "made this archive or that its members are the ones TVM wrote\n";
   for (const auto& [name, m] : r.metadata.modules) {
     const Status& host = checks.at(name);
-    std::cout << "module " << DisplayText(name) << ": " << DisplayText(m.style)
-              << (m.tvm->executor.empty() ? "" : ", " + DisplayText(m.tvm->executor) + " executor")
-              << ", " << DisplayText(m.interface_api) << " interface; "
+    std::cout << "module " << DisplayText(name) << ": " << DisplayText(ToString(m.style))
+              << (m.tvm->executor ? ", " + DisplayText(ToString(*m.tvm->executor)) + " executor" : "")
+              << ", " << DisplayText(ToString(m.interface_api)) << " interface; "
               << (host.ok() ? "runs on this host (mlf run)"
                             : "does not run on this host: " + DisplayText(host.message()))
               << "\n";

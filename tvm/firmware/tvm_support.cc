@@ -81,25 +81,25 @@ Status CheckTensors(const std::string& who, const ModuleMetadata& m) {
 
 Result<ModuleKind> KindOf(const std::string& who, const std::string& name, const ModuleMetadata& m) {
   const TvmModuleInfo& tvm = *m.tvm;
-  if (m.style == "operator") {
+  if (m.style == ModuleStyle::kOperator) {
     if (tvm.operator_buffers.empty()) {
       return FailedPrecondition(who + " is operator style but its metadata lists no buffers");
     }
     return ModuleKind::kTvmOperator;
   }
-  if (tvm.executor == "graph") {
+  if (tvm.executor == Executor::kGraph) {
     if (tvm.graph_path.empty()) {
       return FailedPrecondition(who + " uses the graph executor but the archive has no graph "
                                       "JSON (executor-config/graph/)");
     }
     return ModuleKind::kTvmGraph;
   }
-  if (tvm.executor != "aot") {
-    return Unimplemented(who + " uses executor " + Quote(tvm.executor) +
+  if (tvm.executor != Executor::kAot) {
+    return Unimplemented(who + " uses executor " + Quote(tvm.executor ? ToString(*tvm.executor) : "") +
                          "; mlf project builds TVM's aot and graph executors");
   }
   const std::string c = SanitizeCName(name);
-  if (m.interface_api != "c" || tvm.run_function.empty()) {
+  if (m.interface_api != InterfaceApi::kC || tvm.run_function.empty()) {
     return FailedPrecondition(who + " has no C interface (no tvmgen_" + c +
                               "_run in codegen/host/include/tvmgen_" + c +
                               ".h): it was built for TVM's packed API; mlf project builds AOT "

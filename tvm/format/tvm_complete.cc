@@ -188,7 +188,7 @@ class ModuleCompleter {
 
   void Run() {
     FindMembers();
-    if (m_->style == "operator") {
+    if (m_->style == ModuleStyle::kOperator) {
       CheckCode();
       CheckGenerated();
       return;
@@ -200,7 +200,7 @@ class ModuleCompleter {
     CheckCode();
     CheckGenerated();
     CheckExecutor();
-    if (!tvm_.relay_path.empty()) m_->source = SourceInfo{"tvm", std::nullopt, "", tvm_.relay_path};
+    if (!tvm_.relay_path.empty()) m_->source = SourceInfo{SourceFormat::kTvm, std::nullopt, "", tvm_.relay_path};
   }
 
  private:
@@ -248,8 +248,8 @@ class ModuleCompleter {
     for (const std::string& p : {tvm_.header_path, tvm_.relay_path, tvm_.graph_path, params}) {
       if (!p.empty()) Use(p);
     }
-    if (!params.empty()) m_->parameters = ParametersInfo{"tvm-params", params, {}};
-    if (m_->style == "operator") {
+    if (!params.empty()) m_->parameters = ParametersInfo{ParamStorage::kTvmParams, params, {}};
+    if (m_->style == ModuleStyle::kOperator) {
       for (const std::string& t : index_.tir_texts) Use(t);
     }
   }
@@ -261,7 +261,7 @@ class ModuleCompleter {
 
   void ReadHeader() {
     if (tvm_.header_path.empty()) {
-      if (m_->interface_api == "c") {
+      if (m_->interface_api == InterfaceApi::kC) {
         Problem(NotFound("its target asks for the C interface (-interface-api=c) but the archive has no " +
                          std::string(kIncludeDir) + "tvmgen_" + c_name_ + ".h"));
       }
@@ -274,7 +274,7 @@ class ModuleCompleter {
     }
     header_ = ParseTvmInterfaceHeader(*text, c_name_);
     if (header_->declares_run) {
-      m_->interface_api = "c";
+      m_->interface_api = InterfaceApi::kC;
       tvm_.run_function = "tvmgen_" + c_name_ + "_run";
       for (const std::string& p : header_->run_parameters) {
         if (p != "inputs" && p != "outputs") tvm_.extra_run_arguments.push_back(p);
@@ -303,9 +303,9 @@ class ModuleCompleter {
   }
 
   void ReadSignatures() {
-    const std::string* graph = tvm_.executor == "graph" && !tvm_.graph_path.empty()
+    const std::string* graph = tvm_.executor == Executor::kGraph && !tvm_.graph_path.empty()
                                    ? Text(tvm_.graph_path) : nullptr;
-    if (tvm_.executor == "graph" && !tvm_.graph_path.empty() && graph == nullptr) {
+    if (tvm_.executor == Executor::kGraph && !tvm_.graph_path.empty() && graph == nullptr) {
       Note(tvm_.graph_path + " is too large to read");
     }
     if (graph != nullptr) {
@@ -317,7 +317,7 @@ class ModuleCompleter {
         sig_outputs_ = std::move(g->outputs);
         const std::vector<std::string> names = TvmOutputNames(sig_outputs_.size(), {});
         for (size_t i = 0; i < sig_outputs_.size(); ++i) sig_outputs_[i].name = names[i];
-        shapes_from_ = "graph";
+        shapes_from_ = ShapesFrom::kGraph;
         return;
       }
       Problem(g.status().WithContext(tvm_.graph_path));
@@ -341,7 +341,7 @@ class ModuleCompleter {
     sig_outputs_ = std::move(r->results);
     const std::vector<std::string> names = TvmOutputNames(sig_outputs_.size(), r->output_names);
     for (size_t i = 0; i < sig_outputs_.size(); ++i) sig_outputs_[i].name = names[i];
-    shapes_from_ = "relay";
+    shapes_from_ = ShapesFrom::kRelay;
   }
 
   // Signature entries by the names a metadata name may appear as: the same,
@@ -472,7 +472,7 @@ class ModuleCompleter {
     return out;
   }
 
-  std::string SigPath() const { return shapes_from_ == "graph" ? tvm_.graph_path : tvm_.relay_path; }
+  std::string SigPath() const { return shapes_from_ == ShapesFrom::kGraph ? tvm_.graph_path : tvm_.relay_path; }
 
   void MergeTensors() {
     const bool header_structs = header_ && header_->has_inputs_struct && header_->has_outputs_struct;
@@ -481,7 +481,7 @@ class ModuleCompleter {
     bool all_known = true;
     for (const TensorInfo& t : m_->inputs) all_known = all_known && t.shape_known;
     for (const TensorInfo& t : m_->outputs) all_known = all_known && t.shape_known;
-    tvm_.shapes_from = all_known && !shapes_from_.empty() ? shapes_from_ : "";
+    tvm_.shapes_from = all_known ? shapes_from_ : ShapesFrom::kNone;
     // C names are checked for the whole archive (CompleteTvmMetadata).
   }
 
@@ -542,7 +542,7 @@ class ModuleCompleter {
   }
 
   void CheckExecutor() {
-    if (tvm_.executor != "graph") return;
+    if (tvm_.executor != Executor::kGraph) return;
     if (tvm_.graph_path.empty()) {
       Problem(NotFound("it runs on TVM's graph executor, which needs executor-config/graph/" + name_ +
                        ".graph, and the archive has none"));
@@ -570,7 +570,7 @@ class ModuleCompleter {
   std::optional<TvmInterfaceHeader> header_;
   std::set<std::string> param_names_;
   std::vector<SignatureTensor> sig_inputs_, sig_outputs_;
-  std::string shapes_from_;
+  ShapesFrom shapes_from_ = ShapesFrom::kNone;
 };
 
 bool KnownLayout(const std::string& path) {
@@ -591,7 +591,8 @@ TvmCompletion CompleteTvmMetadata(Metadata* metadata, const TvmArchiveContents& 
     ModuleCompleter completer(name, &module, contents, index, headers, only_module, &out.problems,
                               &used);
     completer.Run();
-    module.tvm->notes = std::move(completer.notes_);
+    // After what reading metadata.json noted (unknown executors, interface APIs).
+    module.tvm->notes.insert(module.tvm->notes.end(), completer.notes_.begin(), completer.notes_.end());
   }
   out.problems.insert(out.problems.end(), headers.problems.begin(), headers.problems.end());
   // The same rule as for version 8: TVM's header declares one

@@ -165,18 +165,39 @@ Result<ModuleMetadata> ModuleFrom(const json& j, int version) {
   TvmModuleInfo& tvm = *m.tvm;
   tvm.version = version;
   m.model_name = j.at("model_name").get<std::string>();
-  m.style = j.at("style").get<std::string>();
-  m.executors = j.at("executors").get<std::vector<std::string>>();
-  tvm.executor = m.executors.empty() ? "" : m.executors[0];
+  // The schema allows only the two styles (their memory sections differ).
+  m.style = ParseModuleStyle(j.at("style").get<std::string>()).value();
+  // Executors and interface APIs TVM may add later are kept as unknown, with
+  // a note: the archive still inspects, and the loaders refuse the module.
+  m.executors.clear();
+  for (const json& e : j.at("executors")) {
+    m.executors.push_back(ReadExecutor(e.get<std::string>()));
+    if (m.executors.back() == Executor::kUnknown) {
+      tvm.notes.push_back("executor " + Quote(e.get<std::string>()) +
+                          " is unknown to mlfkit (it knows aot and graph)");
+    }
+  }
+  if (!m.executors.empty()) tvm.executor = m.executors[0];
   m.abi_version = 0;  // TVM code has no mlfkit ABI
   MLF_ASSIGN_OR_RETURN(tvm.targets, TargetStrings(j.at("target")));
   m.target = TargetFrom(tvm.targets);
-  m.interface_api = "packed";
+  m.interface_api = InterfaceApi::kPacked;
   for (const std::string& t : tvm.targets) {
-    if (TvmTargetOption(t, "interface-api") == "c") m.interface_api = "c";
+    const std::string api = TvmTargetOption(t, "interface-api");
+    if (api.empty()) continue;
+    InterfaceApiValue value = ReadInterfaceApi(api);
+    if (value == InterfaceApi::kUnknown) {
+      tvm.notes.push_back("interface API " + Quote(api) +
+                          " (target option -interface-api) is unknown to mlfkit (it knows c and "
+                          "packed)");
+    }
+    // c wins over the others, as TVM's C-interface header does in completion.
+    if (m.interface_api != InterfaceApi::kC && value != InterfaceApi::kPacked) {
+      m.interface_api = std::move(value);
+    }
   }
   m.memory.alignment_bytes = 16;  // TVM's default workspace and constant alignment
-  if (m.style == "operator") {
+  if (m.style == ModuleStyle::kOperator) {
     MLF_RETURN_IF_ERROR(OperatorMemory(j.at("memory"), &m));
   } else {
     MLF_RETURN_IF_ERROR(FullModelMemory(j.at("memory"), &m));

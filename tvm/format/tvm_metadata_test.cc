@@ -71,7 +71,7 @@ TEST(ParseTvmMetadataTest, Version5IsOneFlatModel) {
   ASSERT_TRUE(m.tvm.has_value());
   EXPECT_EQ(m.tvm->version, 5);
   EXPECT_EQ(m.tvm->targets, std::vector<std::string>{"c -keys=cpu -interface-api=c"});
-  EXPECT_EQ(m.interface_api, "c");  // from the target string
+  EXPECT_EQ(m.interface_api, InterfaceApi::kC);  // from the target string
   EXPECT_EQ(m.target.kind, "c");
   EXPECT_EQ(m.target.attrs.at("keys"), "cpu");
   EXPECT_EQ(m.memory.workspace_size_bytes, 32u);
@@ -88,7 +88,7 @@ TEST(ParseTvmMetadataTest, Version6TargetListGivesMcpu) {
   ASSERT_TRUE(md.ok()) << md.status().ToString();
   const ModuleMetadata& m = md->modules.at("default");
   EXPECT_EQ(m.target.mcpu, "cortex-m4");
-  EXPECT_EQ(m.interface_api, "packed");  // completion may find the C interface header
+  EXPECT_EQ(m.interface_api, InterfaceApi::kPacked);  // completion may find the C interface header
   EXPECT_EQ(TvmTargetOption("c -keys=arm_cpu,cpu -mcpu=cortex-m4", "mcpu"), "cortex-m4");
   EXPECT_EQ(TvmTargetOption("c -keys=cpu", "mcpu"), "");
 }
@@ -125,7 +125,7 @@ TEST(ParseTvmMetadataTest, Version7NestsModulesWithLateIoMaps) {
   ASSERT_EQ(m.tvm->sids.size(), 1u);
   EXPECT_EQ(m.tvm->sids[0].input_binding, "x");
   EXPECT_EQ(m.tvm->external_dependencies[0].url, "./runtime");
-  EXPECT_EQ(md->modules.at("other").tvm->executor, "graph");
+  EXPECT_EQ(md->modules.at("other").tvm->executor, Executor::kGraph);
 }
 
 TEST(ParseTvmMetadataTest, OperatorStyleStaysFlatInVersion7) {
@@ -139,7 +139,7 @@ TEST(ParseTvmMetadataTest, OperatorStyleStaysFlatInVersion7) {
   Result<Metadata> md = ParseTvmMetadata(doc.dump());
   ASSERT_TRUE(md.ok()) << md.status().ToString();
   const ModuleMetadata& m = md->modules.at("add");
-  EXPECT_EQ(m.style, "operator");
+  EXPECT_EQ(m.style, ModuleStyle::kOperator);
   EXPECT_TRUE(m.executors.empty());
   ASSERT_EQ(m.tvm->operator_buffers.size(), 1u);
   EXPECT_EQ(m.tvm->operator_buffers[0].function, "add");
@@ -177,8 +177,41 @@ TEST(ParseTvmMetadataTest, EachVersionIsCheckedAgainstItsOwnSchema) {
   v7_flat_full["version"] = 7;  // a flat full model is not version 7
   ExpectSchemaError(v7_flat_full, 7, "/style");
   json bad_executor = V7();
-  bad_executor["modules"]["default"]["executors"] = {"vm"};
+  bad_executor["modules"]["default"]["executors"] = {""};  // unknown ones are kept, empty is not
   ExpectSchemaError(bad_executor, 7, "/modules/default/executors/0");
+}
+
+// Executors and interface APIs TVM may add are kept as unknown with the text
+// as written and a note, instead of failing the read (issue 17, point 7).
+TEST(ParseTvmMetadataTest, UnknownExecutorAndInterfaceApiAreKept) {
+  json v7 = V7(FullModel({"c -keys=cpu -interface-api=wasm"}));
+  v7["modules"]["default"]["executors"] = {"vm"};
+  Result<Metadata> md = ParseMetadata(v7.dump());
+  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  const ModuleMetadata& m = md->modules.at("default");
+  ASSERT_EQ(m.executors.size(), 1u);
+  EXPECT_EQ(m.executors[0], Executor::kUnknown);
+  EXPECT_EQ(m.executors[0].text, "vm");
+  ASSERT_TRUE(m.tvm->executor.has_value());
+  EXPECT_EQ(ToString(*m.tvm->executor), "vm");
+  EXPECT_EQ(m.interface_api, InterfaceApi::kUnknown);
+  EXPECT_EQ(ToString(m.interface_api), "wasm");
+  EXPECT_EQ(m.tvm->notes,
+            (std::vector<std::string>{
+                "executor 'vm' is unknown to mlfkit (it knows aot and graph)",
+                "interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it "
+                "knows c and packed)"}));
+
+  // A later target asking for the C interface wins, as in the archive reader.
+  json both = V7(FullModel(json::array({"c -keys=cpu -interface-api=wasm", "c -interface-api=c"})));
+  Result<Metadata> c = ParseMetadata(both.dump());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->modules.at("default").interface_api, InterfaceApi::kC);
+  // An explicit packed interface is known.
+  Result<Metadata> packed = ParseMetadata(V7(FullModel({"c -interface-api=packed"})).dump());
+  ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+  EXPECT_EQ(packed->modules.at("default").interface_api, InterfaceApi::kPacked);
+  EXPECT_TRUE(packed->modules.at("default").tvm->notes.empty());
 }
 
 TEST(ParseTvmMetadataTest, OtherRefusals) {
@@ -437,10 +470,10 @@ TEST(CompleteTvmMetadataTest, OrderFromHeaderShapesFromRelayParamsExcluded) {
   for (const Status& p : c.problems) ADD_FAILURE() << p.message();
   EXPECT_EQ(c.unreferenced, std::vector<std::string>{"README.txt"});
   const ModuleMetadata& m = md->modules.at("default");
-  EXPECT_EQ(m.interface_api, "c");
+  EXPECT_EQ(m.interface_api, InterfaceApi::kC);
   EXPECT_EQ(m.tvm->run_function, "tvmgen_default_run");
   EXPECT_EQ(m.tvm->main_function, "tvmgen_default___tvm_main__");
-  EXPECT_EQ(m.tvm->shapes_from, "relay");
+  EXPECT_EQ(m.tvm->shapes_from, ShapesFrom::kRelay);
   ASSERT_EQ(m.inputs.size(), 2u);  // "w" is in the .params
   EXPECT_EQ(m.inputs[0].name, "b_in");  // the header's calling order, not Relay's
   EXPECT_EQ(m.inputs[0].shape, std::vector<int64_t>{4});
@@ -451,7 +484,7 @@ TEST(CompleteTvmMetadataTest, OrderFromHeaderShapesFromRelayParamsExcluded) {
   EXPECT_EQ(m.outputs[0].name, "output");
   EXPECT_EQ(m.outputs[0].size_bytes, 16u);
   ASSERT_TRUE(m.parameters.has_value());
-  EXPECT_EQ(m.parameters->storage, "tvm-params");
+  EXPECT_EQ(m.parameters->storage, ParamStorage::kTvmParams);
   ASSERT_EQ(m.parameters->tensors.size(), 1u);
   EXPECT_EQ(m.parameters->tensors[0].name, "w");
   EXPECT_EQ(m.sources, (std::vector<std::string>{"codegen/host/src/default_lib0.c",
@@ -515,7 +548,7 @@ TEST(CompleteTvmMetadataTest, WithoutRelayShapesAreUnknownButSizesKept) {
   TvmCompletion c = CompleteTvmMetadata(&*md, Contents(files));
   EXPECT_TRUE(c.problems.empty());
   const ModuleMetadata& m = md->modules.at("default");
-  EXPECT_EQ(m.tvm->shapes_from, "");
+  EXPECT_EQ(m.tvm->shapes_from, ShapesFrom::kNone);
   ASSERT_EQ(m.inputs.size(), 2u);  // from the header alone
   EXPECT_EQ(m.inputs[0].name, "b_in");
   EXPECT_FALSE(m.inputs[0].shape_known);

@@ -64,8 +64,12 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
   const TvmModuleInfo& tvm = *m.tvm;
   const std::string who = "module " + Quote(module) + " (TVM archive, metadata version " +
                           std::to_string(tvm.version) + ")";
-  const bool op = m.style == "operator";
-  const bool graph = !op && tvm.executor == "graph";
+  const bool op = m.style == ModuleStyle::kOperator;
+  const bool graph = !op && tvm.executor == Executor::kGraph;
+  if (!op && tvm.executor == Executor::kUnknown) {
+    return Unimplemented(who + " uses executor " + Quote(ToString(*tvm.executor)) +
+                         "; mlf run runs TVM's aot and graph executors");
+  }
   if (graph && tvm.graph_path.empty()) {
     return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph "
                                     "JSON (executor-config/graph/)");
@@ -77,7 +81,7 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
         "; it cannot run on this host (" + HostTriple() + "). Build a firmware project for it: mlf "
         "project ARCHIVE -o DIR --platform " + (platform.empty() ? "<board>" : platform));
   }
-  if (!graph && !op && (m.interface_api != "c" || tvm.run_function.empty())) {
+  if (!graph && !op && (m.interface_api != InterfaceApi::kC || tvm.run_function.empty())) {
     return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(module) +
                               "_run in codegen/host/include/tvmgen_" + SanitizeCName(module) +
                               ".h): it was built for TVM's packed API; mlf run runs AOT modules "
@@ -136,7 +140,7 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
   b.sources.push_back(kCompatRoot + std::string(tvm_compat::kRuntimeSource));
   const std::string wrapper = std::string(kCompatRoot) + "src/mlf_tvm_entry_" + c_module + ".c";
   std::vector<TensorInfo> inputs = m.inputs, outputs = m.outputs;
-  if (m.style == "operator") {
+  if (m.style == ModuleStyle::kOperator) {
     // Every buffer is an input and an output (operator_source.h).
     MLF_ASSIGN_OR_RETURN(inputs, tvm_compat::OperatorBuffers("module " + Quote(module), *m.tvm));
     outputs = inputs;
@@ -147,7 +151,7 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
     b.workspace_bytes = tvm_compat::GraphAllocatorBytes(m);
     b.run_symbol = tvm_compat::OperatorRunSymbol(c_module);
     b.reentrant = true;
-  } else if (m.tvm->executor == "graph") {
+  } else if (m.tvm->executor == Executor::kGraph) {
     MLF_ASSIGN_OR_RETURN(tvm_compat::GraphPlan plan, PlanTvmGraph(module, m, members));
     const std::string graph = std::string(kCompatRoot) + "src/mlf_tvm_graph_" + c_module + ".c";
     b.files.push_back(StagedFile{
@@ -178,14 +182,14 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
 Status TvmHostCheck(const std::string& module, const ModuleMetadata& m,
                     const std::map<std::string, std::string>& members) {
   MLF_RETURN_IF_ERROR(TvmHostSupport(module, m));
-  if (m.style == "operator" || m.tvm->executor != "graph") return Status::Ok();
+  if (m.style == ModuleStyle::kOperator || m.tvm->executor != Executor::kGraph) return Status::Ok();
   return PlanTvmGraph(module, m, members).status();
 }
 
 std::set<std::string> TvmHostMemberPaths(const Metadata& metadata) {
   std::set<std::string> paths;
   for (const auto& [name, m] : metadata.modules) {
-    if (!m.tvm || m.style == "operator" || m.tvm->executor != "graph") continue;
+    if (!m.tvm || m.style == ModuleStyle::kOperator || m.tvm->executor != Executor::kGraph) continue;
     if (!m.tvm->graph_path.empty()) paths.insert(m.tvm->graph_path);
     if (m.parameters) paths.insert(m.parameters->path);
   }

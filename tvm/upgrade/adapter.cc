@@ -14,7 +14,7 @@ CInterfaceNotes UpgradeNotes(const ModuleMetadata& m) {
   CInterfaceNotes notes;
   notes.generator = "mlfkit upgrade";
   notes.origin = " over the\n * code of a TVM archive; TVM's own header is kept under src/tvm/";
-  notes.constants = m.parameters && m.parameters->storage == "file"
+  notes.constants = m.parameters && m.parameters->storage == ParamStorage::kFile
                         ? "Bytes of the parameter blob the caller provides as pools->constants."
                         : "Parameters are linked into TVM's code.";
   notes.structs = "TVM's structs: members in TVM's calling order.";

@@ -76,7 +76,7 @@ Status CheckHeaderStructs(const std::string& who, const std::string& c, const Mo
 
 std::optional<ParametersInfo> LinkedParameters(const ModuleMetadata& m) {
   if (!m.parameters || m.parameters->tensors.empty()) return std::nullopt;
-  ParametersInfo p{"linked", "", {}};
+  ParametersInfo p{ParamStorage::kLinked, "", {}};
   uint64_t offset = 0;  // offsets of linked tensors are notional, as mlfkit's compiler writes them
   for (const ParamTensorInfo& t : m.parameters->tensors) {
     p.tensors.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, offset, t.size_bytes});
@@ -174,7 +174,7 @@ Result<RewrittenCode> CarryGraphSources(const std::string& who, const std::strin
 // The graph's parameter blob as version-8 "file" parameters.
 std::optional<ParametersInfo> BlobParameters(const std::string& c, const tvm_compat::GraphPlan& plan) {
   if (plan.constants_index.empty()) return std::nullopt;
-  ParametersInfo p{"file", "parameters/" + c + ".bin", {}};
+  ParametersInfo p{ParamStorage::kFile, "parameters/" + c + ".bin", {}};
   for (const ParamTensor& t : plan.constants_index) {
     p.tensors.push_back(ParamTensorInfo{t.name, DTypeName(t.dtype), t.shape, t.offset, t.size_bytes});
   }
@@ -187,7 +187,7 @@ Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
   const TvmModuleInfo& tvm = *m.tvm;
   const std::string who = "module " + Quote(name) + " (TVM metadata version " +
                           std::to_string(tvm.version) + ")";
-  if (m.style == "operator") {
+  if (m.style == ModuleStyle::kOperator) {
     // Version-8 modules are full models whose inputs and outputs are
     // distinct tensors with distinct C names (the ABI's size macros); an
     // operator's buffers are neither, and TVM does not say which it writes.
@@ -198,12 +198,16 @@ Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
               "guess. mlf run and mlf project take the original archive (every buffer is an input "
               "and an output there)");
   }
-  const bool graph = tvm.executor == "graph";
+  const bool graph = tvm.executor == Executor::kGraph;
+  if (tvm.executor == Executor::kUnknown) {
+    return Unimplemented(who + " uses executor " + Quote(ToString(*tvm.executor)) +
+                         "; upgrade converts TVM's aot and graph executors");
+  }
   if (graph && tvm.graph_path.empty()) {
     return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph JSON "
                                     "(executor-config/graph/)" + kNotRunnable);
   }
-  if (!graph && (m.interface_api != "c" || tvm.run_function.empty())) {
+  if (!graph && (m.interface_api != InterfaceApi::kC || tvm.run_function.empty())) {
     return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(name) +
                               "_run in its interface header): it was built for TVM's packed API" +
                               kNotRunnable);
@@ -234,7 +238,7 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   const TvmModuleInfo& tvm = *m.tvm;
   const std::string c = SanitizeCName(name);
   const std::string who = "module " + Quote(name);
-  const bool graph = tvm.executor == "graph";
+  const bool graph = tvm.executor == Executor::kGraph;
   RewrittenCode code;
   tvm_compat::GraphPlan plan;
   if (graph) {
@@ -250,7 +254,7 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   v.model_name = m.model_name;
   v.target = m.target;
   if (v.target.kind.empty()) v.target.kind = "c";
-  v.source = SourceInfo{"tvm", std::nullopt, metadata_sha256, std::string(kProvenanceDir) + "metadata.json"};
+  v.source = SourceInfo{SourceFormat::kTvm, std::nullopt, metadata_sha256, std::string(kProvenanceDir) + "metadata.json"};
   v.description = "Upgraded by mlfkit from a TVM Model Library Format archive: metadata version " +
                   std::to_string(tvm.version) + ", model_name \"" + m.model_name + "\"" +
                   (tvm.targets.empty() ? std::string() : ", target \"" + tvm.targets[0] + "\"") +

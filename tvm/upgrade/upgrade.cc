@@ -180,7 +180,7 @@ Result<UpgradeResult> UpgradeTvmArchive(const std::string& in, const std::string
     MLF_ASSIGN_OR_RETURN(tvm_upgrade::UpgradedModule up,
                          tvm_upgrade::UpgradeModule(name, m, read.code, scan->metadata_sha256));
     for (StagedFile& f : up.code) code[f.path] = std::move(f.content);
-    if (up.metadata.parameters && up.metadata.parameters->storage == "file") {
+    if (up.metadata.parameters && up.metadata.parameters->storage == ParamStorage::kFile) {
       read.provenance.push_back(
           {up.metadata.parameters->path, MemberSource::Bytes(std::move(up.constants)), false});
     }

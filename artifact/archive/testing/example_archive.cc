@@ -37,7 +37,7 @@ Example MakeExample() {
   m.target.kind = "c";
   m.target.host_triple = "x86_64-linux-gnu";
   SourceInfo source;
-  source.format = "onnx";
+  source.format = SourceFormat::kOnnx;
   source.opset = 13;
   source.sha256 = Sha256Hex(ex.members[kExampleModel]);
   source.path = kExampleModel;
@@ -49,7 +49,7 @@ Example MakeExample() {
   m.memory.io_size_bytes = 24;
   m.memory.alignment_bytes = 64;
   ParametersInfo p;
-  p.storage = "file";
+  p.storage = ParamStorage::kFile;
   p.path = kExampleParams;
   p.tensors.push_back(ParamTensorInfo{"w0", "float32", {16, 16}, 0, 1024});
   p.tensors.push_back(ParamTensorInfo{"b0", "float32", {16}, 1024, 64});
