@@ -1,12 +1,13 @@
 // Assembling generated modules into a version-8 archive: the last step of
 // `mlf export`, shared by everything that produces archives from C code.
 //
-// For each module it adds the interface header and metadata function
-// (codegen/c_interface.h), a copy of mlf/model_abi.h, the module's C sources,
-// the parameter blob (file storage), and optionally a host library built from
-// exactly those files with the system C compiler (compiler and flags are
-// recorded in metadata). Then the archive is written by WriteMlfArchive:
-// validated, deterministic and atomic.
+// For each module it stages the interface header and metadata function
+// (codegen/c_interface.h), the module's C sources, the parameter blob (file
+// storage) and the extra members; the archive assembler
+// (artifact/archive/archive_assembler.h) adds mlf/model_abi.h, checks every
+// generated name, optionally builds a host library from exactly those files
+// with the system C compiler (compiler and flags are recorded in metadata),
+// and writes the archive: validated, deterministic and atomic.
 #ifndef MLFKIT_CODEGEN_ARCHIVE_EXPORT_H_
 #define MLFKIT_CODEGEN_ARCHIVE_EXPORT_H_
 

@@ -1,18 +1,16 @@
 #include "tvm/upgrade/upgrade.h"
 
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <utility>
 
-#include "artifact/format/c_name.h"
+#include "artifact/archive/archive_assembler.h"
 #include "artifact/base/digest.h"
 #include "artifact/archive/pack.h"
 #include "artifact/archive/read_metadata.h"
-#include "artifact/base/scratch_dir.h"
+#include "artifact/toolchain/host_library_builder.h"
 #include "tvm/format/tvm_archive.h"
 #include "tvm/compat/compat.h"
 #include "tvm/upgrade/module_upgrade.h"
-#include "schemas/embedded.h"
 
 namespace mlf {
 namespace {
@@ -85,74 +83,47 @@ Result<ReadMembers> ReadAllMembers(const std::string& in, const TvmArchiveScan& 
   return out;
 }
 
-// codegen/host/** shared by the modules: compatibility headers, then the
-// archive's bundled runtime/include, then its own codegen/host members
-// (each later one wins), the runtime source and mlf/model_abi.h.
-std::map<std::string, std::string> SharedCode(const ReadMembers& members) {
-  std::map<std::string, std::string> files;
+// codegen/host/** shared by the modules, staged so that each later one wins:
+// compatibility headers, then the archive's bundled runtime/include, then its
+// own codegen/host members; and the runtime source.
+void StageSharedCode(const ReadMembers& members, ArchiveAssembler* assembler) {
   const std::string compat_include = std::string(tvm_compat::kIncludeDir) + "/";
   for (const tvm_compat::File& f : tvm_compat::Files()) {
     const std::string path(f.path);
     if (StartsWith(path, compat_include.c_str())) {
-      files[kIncludeDir + path.substr(compat_include.size())] = std::string(f.content);
+      assembler->AddCode(kIncludeDir + path.substr(compat_include.size()), std::string(f.content));
     } else if (path == tvm_compat::kRuntimeSource) {
-      files[tvm_upgrade::kRuntimeSource] = std::string(f.content);
+      assembler->AddCode(tvm_upgrade::kRuntimeSource, std::string(f.content));
     }
   }
   for (const auto& [path, bytes] : members.code) {
     if (StartsWith(path, "runtime/include/")) {
-      files[kIncludeDir + path.substr(std::string("runtime/include/").size())] = bytes;
+      assembler->AddCode(kIncludeDir + path.substr(std::string("runtime/include/").size()), bytes);
     }
   }
   for (const auto& [path, bytes] : members.code) {
-    if (StartsWith(path, "codegen/host/") && !StartsWith(path, "codegen/host/lib/")) files[path] = bytes;
+    if (StartsWith(path, "codegen/host/") && !StartsWith(path, "codegen/host/lib/")) {
+      assembler->AddCode(path, bytes);
+    }
   }
-  files[std::string(kIncludeDir) + "mlf/model_abi.h"] = std::string(*EmbeddedFile("model_abi.h"));
-  return files;
 }
 
-Result<std::string> ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!in) return IoError("cannot read " + path);
-  return ss.str();
-}
-
-Result<std::string> BuildLibrary(const std::map<std::string, std::string>& code,
-                                 const std::vector<std::string>& sources, const HostBuildConfig& config) {
-  std::vector<StagedFile> staged;
-  for (const auto& [path, bytes] : code) staged.push_back(StagedFile{path, bytes});
-  MLF_ASSIGN_OR_RETURN(ScratchDir dir, ScratchDir::CreateInTemp("mlf-upgrade-"));
-  const std::string so = dir.path() + "/lib.so";
-  MLF_RETURN_IF_ERROR(BuildHostLibrary(staged, sources, so, config));
-  return ReadWhole(so);
-}
-
-HostBuildConfig TvmBuildConfig(const HostBuildConfig& base) {
+// The system C compiler with TVM's flags appended; a failure says how to
+// upgrade without a library.
+HostLibraryBuilder TvmLibraryBuilder(const HostBuildConfig& base) {
   HostBuildConfig config = base;
   config.flags.push_back("-std=gnu11");
   config.flags.push_back("-fno-strict-aliasing");
-  return config;
-}
-
-// Builds codegen/host/lib/<c>.so of `name` into `members` and sets host_library.
-Status AddHostLibrary(const std::string& name, const std::map<std::string, std::string>& code,
-                      const UpgradeOptions& options, ModuleMetadata* m,
-                      std::vector<ArchiveMember>* members) {
-  const HostBuildConfig config = TvmBuildConfig(options.build);
-  Result<std::string> library = BuildLibrary(code, m->sources, config);
-  if (!library.ok()) {
-    return library.status().WithContext("module '" + name + "': building its host library failed (pass "
-                                         "--no-host-lib to upgrade without one)");
-  }
-  MLF_ASSIGN_OR_RETURN(std::string identity, CompilerIdentity(ResolveCompiler(config)));
-  std::vector<std::string> flags = config.flags;
-  flags.insert(flags.end(), config.link_flags.begin(), config.link_flags.end());
-  m->host_library = HostLibraryInfo{"codegen/host/lib/" + SanitizeCName(name) + ".so", HostTriple(),
-                                    identity, flags};
-  members->push_back({m->host_library->path, MemberSource::Bytes(std::move(*library)), false});
-  return Status::Ok();
+  return [compile = HostCompilerLibraryBuilder(config)](const std::map<std::string, std::string>& code,
+                                                        const std::vector<std::string>& sources)
+             -> Result<BuiltHostLibrary> {
+    Result<BuiltHostLibrary> built = compile(code, sources);
+    if (!built.ok()) {
+      return built.status().WithContext(
+          "building its host library failed (pass --no-host-lib to upgrade without one)");
+    }
+    return built;
+  };
 }
 
 }  // namespace
@@ -171,39 +142,34 @@ Result<UpgradeResult> UpgradeTvmArchive(const std::string& in, const std::string
   MLF_ASSIGN_OR_RETURN(ReadMembers read, ReadAllMembers(in, *scan, options.limits));
 
   UpgradeResult result;
-  Metadata md;
-  md.generator_version = options.generator_version;
-  md.export_datetime = scan->metadata.export_datetime;
-  std::map<std::string, std::string> code = SharedCode(read);
-  std::map<std::string, std::string> not_for_host;
+  ArchiveAssembler assembler;
+  StageSharedCode(read, &assembler);
+  for (ArchiveMember& member : read.provenance) assembler.AddMember(std::move(member));
+  std::vector<std::string> library_notes;
   for (const auto& [name, m] : scan->metadata.modules) {
     MLF_ASSIGN_OR_RETURN(tvm_upgrade::UpgradedModule up,
                          tvm_upgrade::UpgradeModule(name, m, read.code, scan->metadata_sha256));
-    for (StagedFile& f : up.code) code[f.path] = std::move(f.content);
-    if (up.metadata.parameters && up.metadata.parameters->storage == ParamStorage::kFile) {
-      read.provenance.push_back(
-          {up.metadata.parameters->path, MemberSource::Bytes(std::move(up.constants)), false});
-    }
+    for (StagedFile& f : up.code) assembler.AddCode(std::move(f.path), std::move(f.content));
     result.notes.insert(result.notes.end(), up.notes.begin(), up.notes.end());
-    if (!up.not_for_host.empty()) not_for_host[name] = up.not_for_host;
-    md.modules[name] = std::move(up.metadata);
-  }
-  std::vector<ArchiveMember> members = std::move(read.provenance);
-  for (auto& [name, m] : md.modules) {
-    auto foreign = not_for_host.find(name);
-    if (foreign != not_for_host.end()) {
-      result.notes.push_back("module '" + name + "': no host library: " + foreign->second +
-                             "; build it for that target with mlf project");
+    AssembledModule module{name, std::move(up.metadata), std::move(up.constants), false};
+    if (!up.not_for_host.empty()) {
+      library_notes.push_back("module '" + name + "': no host library: " + up.not_for_host +
+                              "; build it for that target with mlf project");
     } else if (!options.build_host_library) {
-      result.notes.push_back("module '" + name + "': no host library (--no-host-lib): the host loader "
-                             "compiles the sources on first use");
+      library_notes.push_back("module '" + name + "': no host library (--no-host-lib): the host loader "
+                              "compiles the sources on first use");
     } else {
-      MLF_RETURN_IF_ERROR(AddHostLibrary(name, code, options, &m, &members));
+      module.build_host_library = true;
     }
+    MLF_RETURN_IF_ERROR(assembler.AddModule(std::move(module)));
   }
-  for (auto& [path, bytes] : code) members.push_back({path, MemberSource::Bytes(std::move(bytes)), false});
-  PackOptions pack{options.compression, options.mtime, options.progress};
-  MLF_ASSIGN_OR_RETURN(result.metadata, WriteMlfArchive(out, std::move(md), std::move(members), pack));
+  result.notes.insert(result.notes.end(), library_notes.begin(), library_notes.end());
+  AssemblyOptions assembly;
+  assembly.generator_version = options.generator_version;
+  assembly.export_datetime = scan->metadata.export_datetime;
+  assembly.pack = PackOptions{options.compression, options.mtime, options.progress};
+  assembly.build_host_library = TvmLibraryBuilder(options.build);
+  MLF_ASSIGN_OR_RETURN(result.metadata, std::move(assembler).Write(out, assembly));
   return result;
 }
 
