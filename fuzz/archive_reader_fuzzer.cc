@@ -4,10 +4,11 @@
 //   - ReadData delivers exactly the size the entry announced;
 //   - names are normalised: relative, no "." / ".." / empty components.
 #include <string>
+#include <string_view>
 
 #include "artifact/archive/archive_reader.h"
+#include "artifact/archive/archive_source.h"
 #include "fuzz/fuzz_target.h"
-#include "fuzz/input_file.h"
 #include "fuzz/limits.h"
 
 namespace {
@@ -27,8 +28,10 @@ bool SafeName(const std::string& name) {
 }  // namespace
 
 MLF_FUZZ_TARGET(archive_reader) {
-  const std::string path = mlf::fuzz::InputFile(data, size);
-  auto reader = mlf::ArchiveReader::Open(path, mlf::fuzz::SmallReaderLimits());
+  // The input as an archive in memory (artifact/archive/archive_source.h).
+  const auto source = mlf::ArchiveSource::MemoryView(
+      std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
+  auto reader = mlf::ArchiveReader::Open(*source, mlf::fuzz::SmallReaderLimits());
   if (!reader.ok()) return 0;
   for (int i = 0;; ++i) {
     auto entry = (*reader)->Next();

@@ -8,10 +8,11 @@
 //   - for version 8, a report's member_count is files + metadata.json
 //     (+ signature).
 #include <string>
+#include <string_view>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/archive/verify.h"
 #include "fuzz/fuzz_target.h"
-#include "fuzz/input_file.h"
 #include "fuzz/limits.h"
 #include "fuzz/test_key.h"
 
@@ -64,19 +65,21 @@ void CheckReport(const mlf::VerifyReport& report) {
 }  // namespace
 
 MLF_FUZZ_TARGET(verify) {
-  const std::string path = mlf::fuzz::InputFile(data, size);
+  // The input as an archive in memory (artifact/archive/archive_source.h).
+  const auto source = mlf::ArchiveSource::MemoryView(
+      std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
   mlf::VerifyOptions options;
   options.limits = mlf::fuzz::SmallReaderLimits();
   options.accept_tvm = true;
   CheckingConsumer first;
-  auto report = mlf::VerifyArchive(path, options, &first);
+  auto report = mlf::VerifyArchive(*source, options, &first);
   if (!report.ok()) return 0;
   CheckReport(*report);
   if (!report->is_signed) return 0;
   options.accept_tvm = false;  // TVM archives cannot be signed
   options.public_key_pem = mlf::fuzz::kTestPublicKeyPem;
   CheckingConsumer consumer;
-  auto signed_report = mlf::VerifyArchive(path, options, &consumer);
+  auto signed_report = mlf::VerifyArchive(*source, options, &consumer);
   if (signed_report.ok()) {
     CheckReport(*signed_report);
     MLF_FUZZ_CHECK(signed_report->signature_checked, "signature not checked");

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/archive/pack.h"
 #include "artifact/archive/unpack.h"
 #include "loader/host/model_library.h"
@@ -299,6 +300,86 @@ TEST_F(HostLoaderTest, MissingArchiveIsAnIoError) {
   ASSERT_FALSE(lib.ok());
   EXPECT_EQ(lib.status().message(),
             dir_ + "/nope.tar: cannot open archive '" + dir_ + "/nope.tar': No such file or directory");
+}
+
+// Errors name the archive as the caller gave it (the loader reads an open
+// ArchiveSource, never a /proc/self/fd path).
+TEST_F(HostLoaderTest, NonArchivesAreRefusedNamingThePathAsGiven) {
+  auto dir = ModelLibrary::Open(dir_, options_);
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().message(), dir_ + ": '" + dir_ + "' is a directory, not an archive");
+  const std::string zip = dir_ + "/model.zip";
+  WriteFile(zip, std::string("PK\x03\x04", 4) + std::string(200, '\0'));
+  auto lib = ModelLibrary::Open(zip, options_);
+  ASSERT_FALSE(lib.ok());
+  EXPECT_EQ(lib.status().message(),
+            zip + ": '" + zip + "' is a zip archive, not a tar archive (accepted: tar, optionally "
+                                "gzip- or zstd-compressed)");
+}
+
+// The same archive loads and runs from a file, a mapped file, and bytes in
+// memory (copied or borrowed), compressed or not; "file" parameters are
+// mapped out of a file and copied out of memory.
+TEST_F(HostLoaderTest, ArchivesLoadFromEverySource) {
+  const std::vector<float> x = {0.5f, -1.0f, 2.0f, 3.0f};
+  const std::vector<float> want = testing::DenseReference(x);
+  for (Compression c : {Compression::kNone, Compression::kGzip, Compression::kZstd}) {
+    ExportOptions export_options;
+    export_options.pack.compression = c;
+    const std::string archive = Export({"pair", "dense_file"}, export_options);
+    const std::string bytes = ReadFile(archive);
+    ASSERT_FALSE(bytes.empty());
+    std::vector<std::unique_ptr<ArchiveSource>> sources;
+    sources.push_back(ArchiveSource::Memory(bytes, "model bytes"));
+    sources.push_back(ArchiveSource::MemoryView(bytes, "model view"));
+    auto mapped = ArchiveSource::MapFile(archive);
+    ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+    sources.push_back(std::move(*mapped));
+    auto file = ArchiveSource::OpenFile(archive);
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    sources.push_back(std::move(*file));
+    for (const auto& source : sources) {
+      SCOPED_TRACE(source->name() + " " + CompressionName(c));
+      auto lib = ModelLibrary::Open(*source, options_);
+      ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+      auto pair = (*lib)->CreateExecutor("pair");
+      ASSERT_TRUE(pair.ok()) << pair.status().ToString();
+      RunPairAndCheck(**pair);
+      auto dense = (*lib)->CreateExecutor("dense_file");
+      ASSERT_TRUE(dense.ok()) << dense.status().ToString();
+      std::vector<float> in = x;
+      std::vector<int64_t> shape = {1, 4};
+      ASSERT_TRUE((*dense)->SetInput("x", View(in.data(), kF32, shape)).ok());
+      ASSERT_TRUE((*dense)->Run().ok());
+      const float* y = static_cast<const float*>((*dense)->GetOutput(0)->data);
+      EXPECT_EQ(std::vector<float>(y, y + 3), want);
+    }
+  }
+}
+
+// An archive in memory is verified like a file, and errors carry its name.
+TEST_F(HostLoaderTest, ArchiveInMemoryIsVerifiedAndNamedInErrors) {
+  std::string bytes = ReadFile(Export({"pair"}));
+  ASSERT_FALSE(bytes.empty());
+  std::unique_ptr<ArchiveSource> truncated =
+      ArchiveSource::Memory(bytes.substr(0, bytes.size() / 2), "upload.tar (memory)");
+  auto lib = ModelLibrary::Open(*truncated, options_);
+  ASSERT_FALSE(lib.ok());
+  EXPECT_EQ(lib.status().message().rfind("upload.tar (memory): ", 0), 0u)
+      << lib.status().message();
+  EXPECT_NE(lib.status().message().find("truncated archive"), std::string::npos)
+      << lib.status().message();
+  // One changed byte of code: the digest check refuses it before any dlopen.
+  const size_t at = bytes.rfind("tvmgen_pair_run");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] ^= 0x20;
+  std::unique_ptr<ArchiveSource> changed = ArchiveSource::MemoryView(bytes, "changed");
+  auto refused = ModelLibrary::Open(*changed, options_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().rfind("changed: member '", 0), 0u)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("': SHA-256 mismatch (archive has "), std::string::npos)
+      << refused.status().message();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/verify.h"
 #include "loader/host/model_library.h"
@@ -701,6 +702,32 @@ TEST(TvmRunTest, UnknownShapesRunFlat) {
   std::vector<float> x = tvm_testing::DenseInput();
   std::vector<int64_t> shape = {4};
   ASSERT_TRUE((*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE((*exec)->Run().ok());
+  EXPECT_EQ(Output<float>(**exec, 0, 3), tvm_testing::DenseExpected());
+}
+
+// A TVM archive is read from its start more than once (scanned, then
+// checked); from memory that works as from a file, through read_metadata,
+// verify and the loader.
+TEST(TvmRunTest, DenseRunsFromMemory) {
+  const std::string bytes = ReadFile(Write("memory_dense", tvm_testing::DenseV7()));
+  ASSERT_FALSE(bytes.empty());
+  std::unique_ptr<ArchiveSource> source = ArchiveSource::Memory(bytes, "dense (memory)");
+  Result<ArchiveHead> head = ReadArchiveHead(*source);
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_TRUE(head->tvm.has_value());
+  VerifyOptions options;
+  options.accept_tvm = true;
+  Result<VerifyReport> report = VerifyArchive(*source, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->metadata.version, 7);
+  Result<std::shared_ptr<ModelLibrary>> lib = ModelLibrary::Open(*source, Load());
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  Result<std::unique_ptr<AotExecutor>> exec = (*lib)->CreateExecutor("default");
+  ASSERT_TRUE(exec.ok()) << exec.status().ToString();
+  std::vector<float> x = tvm_testing::DenseInput();
+  std::vector<int64_t> shape = {1, 4};
+  ASSERT_TRUE((*exec)->SetInput("serving_default_input_1:0", View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
   ASSERT_TRUE((*exec)->Run().ok());
   EXPECT_EQ(Output<float>(**exec, 0, 3), tvm_testing::DenseExpected());
 }

@@ -17,8 +17,9 @@
 namespace mlf {
 namespace {
 
-// libarchive reads the file in blocks of this size; for uncompressed archives
-// data chunks point straight into these blocks.
+// libarchive reads the source in blocks of this size; for uncompressed
+// archives data chunks point straight into these blocks (into the source's
+// memory, for sources in memory).
 constexpr size_t kReadBlock = 1 << 20;
 constexpr size_t kMinReadBlock = 4096;
 
@@ -73,10 +74,18 @@ Result<std::string> NormaliseName(const std::string& raw) {
   return out;
 }
 
+// The first `n` bytes of `source`; false when it has fewer or is a stream
+// (a stream's bytes can only be read once: it is taken as an uncompressed tar).
+bool Magic(const ArchiveSource& source, unsigned char* m, size_t n) {
+  Result<size_t> got = source.ReadAt(0, m, n);
+  return got.ok() && *got == n;
+}
+
 // Recognises common non-tar inputs by their magic bytes, for a clear error.
-const char* OtherFormat(int fd) {
+const char* OtherFormat(const ArchiveSource& source) {
   unsigned char m[8] = {};
-  if (pread(fd, m, sizeof m, 0) < 6) return nullptr;
+  Result<size_t> got = source.ReadAt(0, m, sizeof m);
+  if (!got.ok() || *got < 6) return nullptr;
   if (memcmp(m, "PK\x03\x04", 4) == 0 || memcmp(m, "PK\x05\x06", 4) == 0) return "a zip archive";
   if (memcmp(m, "07070", 5) == 0 || (m[0] == 0xc7 && m[1] == 0x71)) return "a cpio archive";
   if (memcmp(m, "BZh", 3) == 0) return "bzip2-compressed data";
@@ -118,14 +127,32 @@ const char* ForbiddenType(archive_entry* e) {
   }
 }
 
-bool IsGzip(int fd) {
+bool IsGzip(const ArchiveSource& source) {
   unsigned char m[2] = {};
-  return pread(fd, m, sizeof m, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+  return Magic(source, m, sizeof m) && m[0] == 0x1f && m[1] == 0x8b;
 }
 
-bool IsZstd(int fd) {
+bool IsZstd(const ArchiveSource& source) {
   unsigned char m[4] = {};
-  return pread(fd, m, sizeof m, 0) == 4 && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0;
+  return Magic(source, m, sizeof m) && memcmp(m, "\x28\xb5\x2f\xfd", 4) == 0;
+}
+
+// libarchive's callbacks for uncompressed archives that can be read at an
+// offset: blocks of the source (no copy when it is in memory), and skipping
+// member data without reading it (never past the end of the source).
+la_ssize_t ReadSource(archive* a, void* reader, const void** buffer) {
+  Result<size_t> n = static_cast<SourceReader*>(reader)->Next(buffer, kReadBlock);
+  if (!n.ok()) {
+    archive_set_error(a, EIO, "%s", n.status().message().c_str());
+    return ARCHIVE_FATAL;
+  }
+  return static_cast<la_ssize_t>(*n);
+}
+
+la_int64_t SkipSource(archive*, void* reader, la_int64_t request) {
+  if (request <= 0) return 0;
+  return static_cast<la_int64_t>(
+      static_cast<SourceReader*>(reader)->Skip(static_cast<uint64_t>(request)));
 }
 
 // libarchive's read callback for compressed archives (it sees the decompressed
@@ -151,16 +178,13 @@ size_t NonZeroEnd(const void* data, size_t n) {
 }  // namespace
 
 Status DecompressedFeed::Read(const void** data, size_t* size) {
-  if (pipe_fd >= 0) {
+  if (pipe != nullptr) {
     *data = pipe_buffer.get();
     *size = 0;
     if (!pipe_error.ok()) return pipe_error;
-    ssize_t n;
-    do {
-      n = read(pipe_fd, pipe_buffer.get(), kReadBlock);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) return pipe_error = ErrnoError("read failed");
-    *size = static_cast<size_t>(n);
+    Result<size_t> n = pipe->Read(pipe_buffer.get(), kReadBlock);
+    if (!n.ok()) return pipe_error = n.status();
+    *size = *n;
   } else {
     MLF_RETURN_IF_ERROR(gzip != nullptr ? gzip->Read(data, size) : zstd->Read(data, size));
   }
@@ -181,14 +205,17 @@ uint64_t DecompressedFeed::bytes_in() const {
 
 Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& path,
                                                            const ReaderLimits& limits) {
-  auto r = std::unique_ptr<ArchiveReader>(new ArchiveReader(path, limits));
-  r->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (r->fd_ < 0) return ErrnoError("cannot open archive '" + path + "'");
-  struct stat st;
-  if (fstat(r->fd_, &st) != 0) return ErrnoError("cannot open archive '" + path + "'");
-  if (S_ISDIR(st.st_mode)) return InvalidArgument("'" + path + "' is a directory, not an archive");
-  if (const char* other = OtherFormat(r->fd_)) return NotTar(path, other);
-  posix_fadvise(r->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveSource> source, ArchiveSource::OpenFile(path));
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> r, Open(*source, limits));
+  r->owned_source_ = std::move(source);
+  return r;
+}
+
+Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const ArchiveSource& source,
+                                                           const ReaderLimits& limits) {
+  auto r = std::unique_ptr<ArchiveReader>(new ArchiveReader(source, limits));
+  if (const char* other = OtherFormat(source)) return NotTar(source.name(), other);
+  MLF_ASSIGN_OR_RETURN(r->input_, source.NewReader());
 
   r->archive_ = archive_read_new();
   if (r->archive_ == nullptr) return Internal("cannot create a libarchive reader");
@@ -200,17 +227,17 @@ Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& pa
 // Opening decompresses a first block to detect the format: corrupt or
 // truncated compressed data fails here.
 Status ArchiveReader::OpenStream() {
-  if (IsGzip(fd_)) {
+  if (IsGzip(source_)) {
     // No libarchive filter: it would decompress without checking trailers,
     // and would also unpack a second compression layer inside ours.
     compression_ = Compression::kGzip;
-    MLF_ASSIGN_OR_RETURN(gzip_, GzipStream::Create(fd_));
+    MLF_ASSIGN_OR_RETURN(gzip_, GzipStream::Create(input_.get()));
     feed_.gzip = gzip_.get();
-  } else if (IsZstd(fd_)) {
+  } else if (IsZstd(source_)) {
     // Nor libarchive's zstd filter: it stops reading where the tar reader
     // stops, so nothing after the end-of-archive marker would be checked.
     compression_ = Compression::kZstd;
-    MLF_ASSIGN_OR_RETURN(zstd_, ZstdStream::Create(fd_));
+    MLF_ASSIGN_OR_RETURN(zstd_, ZstdStream::Create(input_.get()));
     feed_.zstd = zstd_.get();
   }
   if (feed_.gzip != nullptr || feed_.zstd != nullptr) {
@@ -219,34 +246,25 @@ Status ArchiveReader::OpenStream() {
     }
     return Status::Ok();
   }
-  // A file smaller than the block is read with a buffer of its own size:
-  // checking many small archives (verify, the fuzzers) then does not map
-  // and fault in a MiB each time.
-  struct stat st {};
-  if (fstat(fd_, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+  if (!source_.rereadable()) {
     // A pipe: what follows the end-of-archive marker cannot be read back
-    // with pread, so it is fed through feed_ as well.
-    feed_.pipe_fd = fd_;
+    // at an offset, so it is fed through feed_ as well.
+    feed_.pipe = input_.get();
     feed_.pipe_buffer.reset(new unsigned char[kReadBlock]);
     if (archive_read_open(archive_, &feed_, nullptr, ReadDecompressed, nullptr) != ARCHIVE_OK) {
       return LibarchiveError("", true);
     }
     return Status::Ok();
   }
-  size_t block = kReadBlock;
-  if (S_ISREG(st.st_mode) && st.st_size >= 0 &&
-      static_cast<uint64_t>(st.st_size) < kReadBlock) {
-    block = std::max<size_t>(static_cast<size_t>(st.st_size), kMinReadBlock);
-  }
-  if (archive_read_open_fd(archive_, fd_, block) != ARCHIVE_OK) {
-    return LibarchiveError("", true);
-  }
+  archive_read_set_callback_data(archive_, input_.get());
+  archive_read_set_read_callback(archive_, ReadSource);
+  archive_read_set_skip_callback(archive_, SkipSource);
+  if (archive_read_open1(archive_) != ARCHIVE_OK) return LibarchiveError("", true);
   return Status::Ok();
 }
 
 ArchiveReader::~ArchiveReader() {
   if (archive_ != nullptr) archive_read_free(archive_);
-  if (fd_ >= 0) close(fd_);
 }
 
 Status ArchiveReader::Fail(Status s) {
@@ -267,7 +285,7 @@ Status ArchiveReader::ReadError(const std::string& member, const std::string& wh
   if (feed_.Faulted()) return StreamError(member, where);
   const char* raw = archive_error_string(archive_);
   const std::string msg = raw != nullptr ? raw : "unknown libarchive error";
-  if (Contains(msg, "Unrecognized archive format")) return NotTar(path_, "not recognised");
+  if (Contains(msg, "Unrecognized archive format")) return NotTar(source_.name(), "not recognised");
   const std::string prefix = member.empty() ? "" : "member " + Quote(member) + ": ";
   std::string what;
   if (Contains(msg, "runcated") || Contains(msg, "Premature end")) {
@@ -416,7 +434,7 @@ Status ArchiveReader::DrainStream() {
     const void* data = nullptr;
     size_t n = 0;
     const Status read = feed_.Read(&data, &n);
-    if (!read.ok() && feed_.pipe_fd >= 0) {
+    if (!read.ok() && feed_.pipe != nullptr) {
       return Status(read.code(), "unreadable archive at the end of the archive (" +
                                      read.message() + ")");
     }
@@ -442,15 +460,19 @@ Status ArchiveReader::CheckNothingAfter(uint64_t end) {
   } else {
     std::vector<unsigned char> buf(kMinReadBlock * 16);
     for (uint64_t at = end;;) {
-      const ssize_t n = pread(fd_, buf.data(), buf.size(), static_cast<off_t>(at));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return ErrnoError("cannot read the end of archive '" + path_ + "'");
-      if (n == 0) break;
-      if (NonZeroEnd(buf.data(), static_cast<size_t>(n)) > 0) {
+      Result<size_t> n = source_.ReadAt(at, buf.data(), buf.size());
+      if (!n.ok()) {
+        // "read failed: <reason>" worded for this place.
+        const std::string& m = n.status().message();
+        return Status(n.status().code(), "cannot read the end of archive '" + source_.name() +
+                                             "'" + m.substr(std::min(m.find(':'), m.size())));
+      }
+      if (*n == 0) break;
+      if (NonZeroEnd(buf.data(), *n) > 0) {
         data = true;
         break;
       }
-      at += static_cast<uint64_t>(n);
+      at += *n;
     }
   }
   if (!data) return Status::Ok();

@@ -35,7 +35,10 @@
 // checked again as it streams. In compressed archives data the caller does not
 // read is decompressed through the same checks, so skipping cannot bypass them.
 //
-//   MLF_ASSIGN_OR_RETURN(auto reader, ArchiveReader::Open(path));
+// The archive's bytes come from an ArchiveSource (artifact/archive/archive_source.h:
+// a file, a mapped file or memory); messages name it by source.name().
+//
+//   MLF_ASSIGN_OR_RETURN(auto reader, ArchiveReader::Open(source));
 //   for (;;) {
 //     MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> e, reader->Next());
 //     if (!e) break;
@@ -54,6 +57,7 @@
 #include <set>
 #include <string>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/archive/archive_writer.h"  // Compression
 #include "artifact/archive/gzip_stream.h"
 #include "artifact/archive/zstd_stream.h"
@@ -90,12 +94,12 @@ struct EntryInfo {
 struct DecompressedFeed {
   GzipStream* gzip = nullptr;  // exactly one of the three is set
   ZstdStream* zstd = nullptr;
-  int pipe_fd = -1;            // an uncompressed archive read from a pipe or FIFO
+  SourceReader* pipe = nullptr;  // an uncompressed archive read from a pipe or FIFO
   std::unique_ptr<unsigned char[]> pipe_buffer;
   Status pipe_error;
   uint64_t offset = 0;       // (decompressed) bytes delivered so far
   uint64_t nonzero_end = 0;  // offset just past the last non-zero byte delivered
-  bool active() const { return gzip != nullptr || zstd != nullptr || pipe_fd >= 0; }
+  bool active() const { return gzip != nullptr || zstd != nullptr || pipe != nullptr; }
   Status Read(const void** data, size_t* size);
   bool Faulted() const;       // a decompression fault (pipe errors are libarchive's)
   uint64_t bytes_in() const;  // compressed bytes consumed
@@ -103,9 +107,13 @@ struct DecompressedFeed {
 
 class ArchiveReader {
  public:
-  // Opens `path` and detects its compression. Not-a-tar input is reported by
-  // the first Next() (libarchive detects the format from the first header),
-  // except corrupt compressed data that already fails here.
+  // Reads `source` from its start (it must outlive the reader) and detects
+  // its compression. Not-a-tar input is reported by the first Next()
+  // (libarchive detects the format from the first header), except corrupt
+  // compressed data that already fails here.
+  static Result<std::unique_ptr<ArchiveReader>> Open(const ArchiveSource& source,
+                                                     const ReaderLimits& limits = {});
+  // The same for the file at `path` (ArchiveSource::OpenFile), owned by the reader.
   static Result<std::unique_ptr<ArchiveReader>> Open(const std::string& path,
                                                      const ReaderLimits& limits = {});
   ~ArchiveReader();
@@ -129,8 +137,8 @@ class ArchiveReader {
   Result<std::string> ReadAll(uint64_t max_bytes);
 
  private:
-  ArchiveReader(const std::string& path, const ReaderLimits& limits)
-      : path_(path), limits_(limits) {}
+  ArchiveReader(const ArchiveSource& source, const ReaderLimits& limits)
+      : source_(source), limits_(limits) {}
 
   Status OpenStream();
   Result<std::optional<EntryInfo>> NextEntry();
@@ -146,9 +154,10 @@ class ArchiveReader {
   Status StreamError(const std::string& member, const std::string& where) const;
   Status Fail(Status s);
 
-  std::string path_;
+  std::unique_ptr<ArchiveSource> owned_source_;  // Open(path) only
+  const ArchiveSource& source_;
   ReaderLimits limits_;
-  int fd_ = -1;
+  std::unique_ptr<SourceReader> input_;  // the source from its start
   struct archive* archive_ = nullptr;
   std::unique_ptr<GzipStream> gzip_;  // feeds archive_ for gzip archives
   std::unique_ptr<ZstdStream> zstd_;  // feeds archive_ for zstd archives

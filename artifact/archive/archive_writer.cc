@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/base/atomic_file.h"
 #include "artifact/base/digest.h"
 
@@ -53,6 +54,13 @@ MemberSource MemberSource::FileRange(std::string path, uint64_t offset, uint64_t
   s.path_ = std::move(path);
   s.offset_ = offset;
   s.length_ = length;
+  return s;
+}
+
+MemberSource MemberSource::ArchiveRange(const ArchiveSource& archive, uint64_t offset,
+                                       uint64_t length) {
+  MemberSource s = FileRange(archive.name(), offset, length);
+  s.archive_ = &archive;
   return s;
 }
 
@@ -243,8 +251,11 @@ struct Plan {
 Result<uint64_t> SourceSize(const ArchiveMember& m) {
   const MemberSource& s = m.source;
   if (s.kind() == MemberSource::Kind::kBytes) return static_cast<uint64_t>(s.bytes().size());
-  struct stat st;
-  if (stat(s.path().c_str(), &st) != 0) {
+  struct stat st {};
+  if (s.archive() != nullptr) {
+    st.st_mode = S_IFREG;
+    st.st_size = static_cast<off_t>(s.archive()->size());
+  } else if (stat(s.path().c_str(), &st) != 0) {
     return ErrnoError("member " + Quoted(m.name) + ": cannot read source '" + s.path() + "'");
   }
   if (!S_ISREG(st.st_mode)) {
@@ -317,6 +328,12 @@ class OpenSource {
       src->bytes_ = &s.bytes();
       return src;
     }
+    if (s.archive() != nullptr) {  // already open
+      src->archive_ = s.archive();
+      src->path_ = s.path();
+      src->offset_ = s.offset();
+      return src;
+    }
     src->fd_ = open(s.path().c_str(), O_RDONLY | O_CLOEXEC);
     if (src->fd_ < 0) {
       return ErrnoError("member " + Quoted(*m.name) + ": cannot open source '" + s.path() + "'");
@@ -346,6 +363,16 @@ class OpenSource {
       return want;
     }
     size_t got = 0;
+    while (got < want && archive_ != nullptr) {
+      Result<size_t> n = archive_->ReadAt(offset_ + pos + got, buf + got, want - got);
+      if (!n.ok()) {  // "read failed: <reason>", worded as for files
+        const std::string& m = n.status().message();
+        return Status(n.status().code(), "member " + Quoted(name_) + ": cannot read '" + path_ +
+                                             "'" + m.substr(std::min(m.find(':'), m.size())));
+      }
+      if (*n == 0) return Changed();
+      got += *n;
+    }
     while (got < want) {
       const ssize_t n = pread(fd_, buf + got, want - got, static_cast<off_t>(offset_ + pos + got));
       if (n < 0 && errno == EINTR) continue;
@@ -370,6 +397,7 @@ class OpenSource {
   std::string name_;
   uint64_t size_;
   const std::string* bytes_ = nullptr;
+  const ArchiveSource* archive_ = nullptr;  // an ArchiveRange: read through the source
   int fd_ = -1;
   std::string path_;
   uint64_t offset_ = 0;

@@ -54,6 +54,8 @@
 
 namespace mlf {
 
+class ArchiveSource;
+
 enum class Compression { kNone, kGzip, kZstd };
 
 // "none", "gzip" or "zstd".
@@ -75,12 +77,19 @@ class MemberSource {
   // `length` bytes of the file at `path` starting at `offset` (e.g. a member's
   // data inside an existing uncompressed archive, see EntryInfo::data_offset).
   static MemberSource FileRange(std::string path, uint64_t offset, uint64_t length);
+  // `length` bytes of `archive` (artifact/archive/archive_source.h) starting
+  // at `offset`; a kFileRange whose path() is archive.name(), for messages.
+  // The source must outlive WriteArchive and be rereadable.
+  static MemberSource ArchiveRange(const ArchiveSource& archive, uint64_t offset,
+                                   uint64_t length);
 
   Kind kind() const { return kind_; }
   const std::string& bytes() const { return bytes_; }
   const std::string& path() const { return path_; }
   uint64_t offset() const { return offset_; }
   uint64_t length() const { return length_; }  // only for kFileRange
+  // The archive an ArchiveRange reads; nullptr for every other source.
+  const ArchiveSource* archive() const { return archive_; }
 
  private:
   Kind kind_ = Kind::kBytes;
@@ -88,6 +97,7 @@ class MemberSource {
   std::string path_;
   uint64_t offset_ = 0;
   uint64_t length_ = 0;
+  const ArchiveSource* archive_ = nullptr;
 };
 
 struct ArchiveMember {

@@ -31,14 +31,14 @@ std::string DataErrorDetail(const char* zlib_message) {
 
 }  // namespace
 
-GzipStream::GzipStream(int fd)
-    : fd_(fd),
+GzipStream::GzipStream(SourceReader* input)
+    : input_(input),
       z_(new z_stream_s()),
       in_(new unsigned char[kBufferSize]),
       out_(new unsigned char[kBufferSize]) {}
 
-Result<std::unique_ptr<GzipStream>> GzipStream::Create(int fd) {
-  std::unique_ptr<GzipStream> s(new GzipStream(fd));
+Result<std::unique_ptr<GzipStream>> GzipStream::Create(SourceReader* input) {
+  std::unique_ptr<GzipStream> s(new GzipStream(input));
   if (inflateInit2(s->z_.get(), kGzipWindowBits) != Z_OK) {
     return Internal("cannot initialise zlib for gzip decompression");
   }
@@ -139,11 +139,10 @@ Status GzipStream::Fill(size_t need) {
   memmove(in_.get(), z_->next_in, z_->avail_in);
   z_->next_in = in_.get();
   while (z_->avail_in < need && !eof_) {
-    const ssize_t n = read(fd_, in_.get() + z_->avail_in, kBufferSize - z_->avail_in);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Failed(Fault::kOther, ErrnoError("read failed"));
-    if (n == 0) eof_ = true;
-    z_->avail_in += static_cast<uInt>(n);
+    const Result<size_t> n = input_->Read(in_.get() + z_->avail_in, kBufferSize - z_->avail_in);
+    if (!n.ok()) return Failed(Fault::kOther, n.status());
+    if (*n == 0) eof_ = true;
+    z_->avail_in += static_cast<uInt>(*n);
   }
   return Status::Ok();
 }

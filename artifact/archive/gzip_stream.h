@@ -10,7 +10,7 @@
 // block; `gzip -t` accepts them too). Any other byte after the last member is
 // refused, as is a stream that ends inside a member (trailer included).
 //
-//   MLF_ASSIGN_OR_RETURN(std::unique_ptr<GzipStream> gz, GzipStream::Create(fd));
+//   MLF_ASSIGN_OR_RETURN(std::unique_ptr<GzipStream> gz, GzipStream::Create(&source_reader));
 //   for (;;) {
 //     const void* data;
 //     size_t size;
@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/base/status.h"
 
 struct z_stream_s;
@@ -44,8 +45,8 @@ class GzipStream {
     kOther,      // read error or zlib failure, as the Status says
   };
 
-  // Reads `fd` (not owned; it must outlive the stream) from its current offset.
-  static Result<std::unique_ptr<GzipStream>> Create(int fd);
+  // Reads `input` (not owned; it must outlive the stream) from its current offset.
+  static Result<std::unique_ptr<GzipStream>> Create(SourceReader* input);
   ~GzipStream();
   GzipStream(const GzipStream&) = delete;
   GzipStream& operator=(const GzipStream&) = delete;
@@ -66,7 +67,7 @@ class GzipStream {
  private:
   enum class Phase { kMember, kBetweenMembers, kEnd };
 
-  explicit GzipStream(int fd);
+  explicit GzipStream(SourceReader* input);
   Status Step();
   Status Inflate();
   Status StartNextMember();
@@ -74,7 +75,7 @@ class GzipStream {
   Status Fill(size_t need);
   Status Failed(Fault fault, Status status);
 
-  int fd_;
+  SourceReader* input_;
   std::unique_ptr<z_stream_s> z_;
   bool z_ready_ = false;  // inflateInit2 succeeded: inflateEnd is due
   std::unique_ptr<unsigned char[]> in_;

@@ -44,11 +44,12 @@ struct Outcome {
 Outcome Decompress(const std::string& gz) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/in.gz";
   std::ofstream(path, std::ios::binary | std::ios::trunc) << gz;
-  const int fd = open(path.c_str(), O_RDONLY);
-  EXPECT_GE(fd, 0);
+  Result<std::unique_ptr<ArchiveSource>> source = ArchiveSource::OpenFile(path);
+  EXPECT_TRUE(source.ok());
+  SourceReader input(**source);
   Outcome o;
   {
-    Result<std::unique_ptr<GzipStream>> s = GzipStream::Create(fd);
+    Result<std::unique_ptr<GzipStream>> s = GzipStream::Create(&input);
     EXPECT_TRUE(s.ok());
     for (;;) {
       const void* p = nullptr;
@@ -71,7 +72,6 @@ Outcome Decompress(const std::string& gz) {
     o.fault = (*s)->fault();
     o.bytes_in = (*s)->bytes_in();
   }
-  close(fd);
   return o;
 }
 

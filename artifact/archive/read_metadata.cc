@@ -31,19 +31,24 @@ Result<ArchiveHead> TvmHead(TvmArchiveScan scan) {
 }  // namespace
 
 Result<ArchiveHead> ReadArchiveHead(const std::string& path, const ReaderLimits& limits) {
-  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(path, limits));
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveSource> source, ArchiveSource::OpenFile(path));
+  return ReadArchiveHead(*source, limits);
+}
+
+Result<ArchiveHead> ReadArchiveHead(const ArchiveSource& source, const ReaderLimits& limits) {
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(source, limits));
   ArchiveHead head;
   head.compression = reader->compression();
   MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
   if (!entry || entry->name != kMetadataMember) {
-    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(path, limits));
+    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(source, limits));
     if (tvm) return TvmHead(std::move(*tvm));
   }
   MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
   MLF_ASSIGN_OR_RETURN(head.metadata_bytes, reader->ReadAll(kMaxMetadataBytes));
   Result<int> version = PeekMetadataVersion(head.metadata_bytes);
   if (version.ok() && IsTvmMetadataVersion(*version)) {
-    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(path, limits));
+    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(source, limits));
     if (tvm) return TvmHead(std::move(*tvm));
   }
   MLF_ASSIGN_OR_RETURN(head.metadata, ParseMetadata(head.metadata_bytes));

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "artifact/archive/archive_reader.h"
+#include "artifact/archive/archive_source.h"
 #include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
 #include "tvm/format/tvm_archive.h"
@@ -30,6 +31,8 @@ struct ArchiveHead {
 // error otherwise says what the first member is instead.
 Status CheckFirstMember(const std::optional<EntryInfo>& first);
 
+Result<ArchiveHead> ReadArchiveHead(const ArchiveSource& source, const ReaderLimits& limits = {});
+// The same for the file at `path` (ArchiveSource::OpenFile).
 Result<ArchiveHead> ReadArchiveHead(const std::string& path, const ReaderLimits& limits = {});
 
 }  // namespace mlf

@@ -43,17 +43,17 @@ class SpoolDir {
 };
 
 // Collects every member except metadata.json and an old signature, as
-// sources for the rewrite: byte ranges of the input when it is uncompressed,
-// spooled copies otherwise.
+// sources for the rewrite: byte ranges of the input when it is uncompressed
+// (and not a stream, which cannot be read again), spooled copies otherwise.
 class MemberCollector : public MemberConsumer {
  public:
-  MemberCollector(std::string archive, SpoolDir* spool) : archive_(std::move(archive)), spool_(spool) {}
+  MemberCollector(const ArchiveSource& archive, SpoolDir* spool) : archive_(archive), spool_(spool) {}
 
   Status Begin(const EntryInfo& entry) override {
     skip_ = entry.name == kMetadataMember || entry.name == kSignatureMember;
     if (skip_) return Status::Ok();
-    if (entry.data_offset != kUnknownOffset) {
-      members_.push_back({entry.name, MemberSource::FileRange(archive_, entry.data_offset, entry.size), false});
+    if (entry.data_offset != kUnknownOffset && archive_.rereadable()) {
+      members_.push_back({entry.name, MemberSource::ArchiveRange(archive_, entry.data_offset, entry.size), false});
       return Status::Ok();
     }
     MLF_ASSIGN_OR_RETURN(const std::string path, spool_->NewFile());
@@ -91,29 +91,36 @@ class MemberCollector : public MemberConsumer {
   std::vector<ArchiveMember>& members() { return members_; }
 
  private:
-  std::string archive_;
+  const ArchiveSource& archive_;
   SpoolDir* spool_;
   std::vector<ArchiveMember> members_;
   int spool_fd_ = -1;
   bool skip_ = false;
 };
 
-// True when `out` exists and is the file `in` (signing in place).
-bool SameFile(const std::string& in, const std::string& out) {
+// The owner and mode of `in` when `out` exists and is the file `in` (signing
+// in place), else nullopt.
+std::optional<FileOwnership> InPlace(const ArchiveSource& in, const std::string& out) {
   struct stat a, b;
-  return stat(in.c_str(), &a) == 0 && stat(out.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
+  if (in.fd() < 0 || fstat(in.fd(), &a) != 0 || stat(out.c_str(), &b) != 0 ||
+      a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+    return std::nullopt;
+  }
+  return FileOwnership{a.st_uid, a.st_gid, static_cast<mode_t>(a.st_mode & 0777)};
 }
 
 }  // namespace
 
 Result<VerifyReport> SignArchive(const std::string& in, std::string_view private_key_pem,
                                  const std::string& out, const SignOptions& options) {
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveSource> source, ArchiveSource::OpenFile(in));
+  return SignArchive(*source, private_key_pem, out, options);
+}
+
+Result<VerifyReport> SignArchive(const ArchiveSource& in, std::string_view private_key_pem,
+                                 const std::string& out, const SignOptions& options) {
   // Taken before anything is read: the rewrite replaces this very file.
-  std::optional<FileOwnership> in_place;
-  if (SameFile(in, out)) {
-    MLF_ASSIGN_OR_RETURN(in_place, OwnershipOf(in));
-  }
+  const std::optional<FileOwnership> in_place = InPlace(in, out);
   SpoolDir spool(out);
   MemberCollector collector(in, &spool);
   VerifyOptions verify_options;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "artifact/archive/archive_reader.h"
+#include "artifact/archive/archive_source.h"
 #include "artifact/base/status.h"
 #include "artifact/archive/verify.h"
 
@@ -27,6 +28,11 @@ struct SignOptions {
 
 // Returns the verification report of the input, with the signer fields
 // describing the new signature (is_signed, signer_key_sha256).
+// `in` is read twice (verified, then copied): it must be rereadable. When it
+// is a file and `out` names that file, it is signed in place.
+Result<VerifyReport> SignArchive(const ArchiveSource& in, std::string_view private_key_pem,
+                                 const std::string& out, const SignOptions& options);
+// The same for the file at `in` (ArchiveSource::OpenFile).
 Result<VerifyReport> SignArchive(const std::string& in, std::string_view private_key_pem,
                                  const std::string& out, const SignOptions& options);
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -299,6 +300,37 @@ TEST(SignArchiveTest, MissingOutputDirectoryIsRefused) {
                 "cannot create " + dir + "/missing/.mlf-sign-XXXXXX: No such file or directory");
     }
     EXPECT_EQ(ListDir(dir), (std::vector<std::string>{"a.tar"}));
+  }
+}
+
+// Signing reads its input from an ArchiveSource: from memory (copied or
+// borrowed) and from a mapped file the result is byte for byte what signing
+// the file gives; the input is left as it was.
+TEST(SignArchiveTest, EverySourceSignsToTheSameBytes) {
+  const std::string dir = FreshDir("sign_sources");
+  for (Compression c : kAll) {
+    SCOPED_TRACE(CompressionName(c));
+    const std::string in = dir + "/in.tar";
+    WriteExampleArchive(in, c);
+    const std::string bytes = ReadFile(in);
+    SignOptions options;
+    options.mtime = 1700000000;
+    ASSERT_TRUE(SignArchive(in, Key1().private_pem, dir + "/from_file.tar", options).ok());
+    std::vector<std::unique_ptr<ArchiveSource>> sources;
+    sources.push_back(ArchiveSource::Memory(bytes, "in (memory)"));
+    sources.push_back(ArchiveSource::MemoryView(bytes, "in (view)"));
+    auto mapped = ArchiveSource::MapFile(in);
+    ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+    sources.push_back(std::move(*mapped));
+    for (const auto& source : sources) {
+      SCOPED_TRACE(source->name());
+      const std::string out = dir + "/out.tar";
+      Result<VerifyReport> report = SignArchive(*source, Key1().private_pem, out, options);
+      ASSERT_TRUE(report.ok()) << report.status().ToString();
+      EXPECT_EQ(ReadFile(out), ReadFile(dir + "/from_file.tar"));
+      EXPECT_TRUE(VerifyWith(out, Key1()).ok());
+    }
+    EXPECT_EQ(ReadFile(in), bytes);
   }
 }
 

@@ -13,6 +13,9 @@
 
 namespace mlf {
 
+Result<VerifyReport> UnpackArchive(const ArchiveSource& archive, const std::string& dest_dir,
+                                   const VerifyOptions& options);
+// The same for the file at `archive` (ArchiveSource::OpenFile).
 Result<VerifyReport> UnpackArchive(const std::string& archive, const std::string& dest_dir,
                                    const VerifyOptions& options);
 

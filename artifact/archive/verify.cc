@@ -1,7 +1,5 @@
 #include "artifact/archive/verify.h"
 
-#include <sys/stat.h>
-
 #include <set>
 
 #include "artifact/base/digest.h"
@@ -21,23 +19,22 @@ class Verifier {
   Verifier(const VerifyOptions& options, MemberConsumer* consumer)
       : options_(options), consumer_(consumer) {}
 
-  Result<VerifyReport> Run(const std::string& path) {
-    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(path, options_.limits));
-    struct stat st {};
-    if (stat(path.c_str(), &st) == 0) archive_size_ = static_cast<uint64_t>(st.st_size);
+  Result<VerifyReport> Run(const ArchiveSource& source) {
+    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(source, options_.limits));
+    archive_size_ = source.size();
     report_.compression = reader_->compression();
     MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader_->Next());
     if (!entry || entry->name != kMetadataMember) {
       // TVM archives carry metadata.json anywhere; anything else keeps the
       // first-member error.
-      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
-      if (tvm) return RunTvm(path, std::move(*tvm));
+      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(source));
+      if (tvm) return RunTvm(source, std::move(*tvm));
     }
     MLF_ASSIGN_OR_RETURN(const bool is_tvm, ReadMetadata(entry));
     if (is_tvm) {
-      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
+      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(source));
       if (!tvm) return Internal("metadata.json of a TVM version was not found again");
-      return RunTvm(path, std::move(*tvm));
+      return RunTvm(source, std::move(*tvm));
     }
     MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
     if (entry && entry->name == kSignatureMember) {
@@ -108,7 +105,7 @@ class Verifier {
 
   // ---- TVM archives (verify.h): a scanning pass, then a checking pass.
 
-  Result<std::optional<TvmArchiveScan>> ScanTvm(const std::string& path) {
+  Result<std::optional<TvmArchiveScan>> ScanTvm(const ArchiveSource& source) {
     std::function<void(uint64_t)> progress;
     if (options_.progress) {
       progress = [this](uint64_t done) {
@@ -116,10 +113,10 @@ class Verifier {
         options_.progress(done_, 2 * archive_size_);
       };
     }
-    return ScanTvmArchive(path, options_.limits, progress);
+    return ScanTvmArchive(source, options_.limits, progress);
   }
 
-  Result<VerifyReport> RunTvm(const std::string& path, TvmArchiveScan scan) {
+  Result<VerifyReport> RunTvm(const ArchiveSource& source, TvmArchiveScan scan) {
     const std::string what = "TVM Model Library Format archive (metadata version " +
                              std::to_string(scan.metadata.version) + ")";
     if (!options_.accept_tvm) {
@@ -141,7 +138,7 @@ class Verifier {
     report_.tvm = std::move(scan.report);
     if (options_.progress) archive_size_ *= 2;
     if (consumer_) MLF_RETURN_IF_ERROR(consumer_->OnMetadata(report_.metadata));
-    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(path, options_.limits));
+    MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(source, options_.limits));
     for (;;) {
       MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader_->Next());
       if (!entry) break;
@@ -261,10 +258,16 @@ class Verifier {
 
 }  // namespace
 
-Result<VerifyReport> VerifyArchive(const std::string& path, const VerifyOptions& options,
+Result<VerifyReport> VerifyArchive(const ArchiveSource& source, const VerifyOptions& options,
                                    MemberConsumer* consumer) {
   Verifier verifier(options, consumer);
-  return verifier.Run(path);
+  return verifier.Run(source);
+}
+
+Result<VerifyReport> VerifyArchive(const std::string& path, const VerifyOptions& options,
+                                   MemberConsumer* consumer) {
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveSource> source, ArchiveSource::OpenFile(path));
+  return VerifyArchive(*source, options, consumer);
 }
 
 }  // namespace mlf

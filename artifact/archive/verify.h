@@ -50,6 +50,7 @@
 #include <string>
 
 #include "artifact/archive/archive_reader.h"
+#include "artifact/archive/archive_source.h"
 #include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
 #include "tvm/format/tvm_archive.h"
@@ -110,6 +111,11 @@ class MemberConsumer {
   virtual Status End() = 0;
 };
 
+// Verifies the archive in `source` (read from its start; twice for a TVM
+// archive). Messages name it by source.name().
+Result<VerifyReport> VerifyArchive(const ArchiveSource& source, const VerifyOptions& options,
+                                   MemberConsumer* consumer = nullptr);
+// The same for the file at `path` (ArchiveSource::OpenFile).
 Result<VerifyReport> VerifyArchive(const std::string& path, const VerifyOptions& options,
                                    MemberConsumer* consumer = nullptr);
 

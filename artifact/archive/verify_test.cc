@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/base/digest.h"
 #include "artifact/archive/pack.h"
 #include "artifact/archive/signature.h"
@@ -75,6 +77,39 @@ TEST(VerifyArchiveTest, ReportOfAnUnsignedArchive) {
     EXPECT_EQ(report->signer_key_sha256, "");
     EXPECT_EQ(SerializeMetadata(report->metadata), SerializeMetadata(written));
   }
+}
+
+// The same archive from a file, a mapped file and memory: the same report;
+// errors name the source as its creator named it.
+TEST(VerifyArchiveTest, EverySourceGivesTheSameReport) {
+  const std::string dir = FreshDir("sources");
+  for (Compression c : {Compression::kNone, Compression::kGzip, Compression::kZstd}) {
+    SCOPED_TRACE(CompressionName(c));
+    WriteExampleArchive(dir + "/a.tar", c);
+    const std::string bytes = ReadFile(dir + "/a.tar");
+    auto from_file = VerifyArchive(dir + "/a.tar", VerifyOptions{});
+    ASSERT_TRUE(from_file.ok()) << from_file.status().ToString();
+    std::vector<std::unique_ptr<ArchiveSource>> sources;
+    sources.push_back(ArchiveSource::Memory(bytes, "a (memory)"));
+    auto mapped = ArchiveSource::MapFile(dir + "/a.tar");
+    ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+    sources.push_back(std::move(*mapped));
+    for (const auto& source : sources) {
+      SCOPED_TRACE(source->name());
+      auto report = VerifyArchive(*source, VerifyOptions{});
+      ASSERT_TRUE(report.ok()) << report.status().ToString();
+      EXPECT_EQ(report->compression, c);
+      EXPECT_EQ(report->member_count, from_file->member_count);
+      EXPECT_EQ(report->data_bytes, from_file->data_bytes);
+      EXPECT_EQ(report->metadata_bytes, from_file->metadata_bytes);
+      EXPECT_EQ(report->metadata_sha256, from_file->metadata_sha256);
+    }
+  }
+  auto zip = ArchiveSource::Memory(std::string("PK\x03\x04", 4) + std::string(200, '\0'),
+                                   "upload");
+  EXPECT_EQ(VerifyArchive(*zip, VerifyOptions{}).status().message(),
+            "'upload' is a zip archive, not a tar archive (accepted: tar, optionally gzip- or "
+            "zstd-compressed)");
 }
 
 TEST(VerifyArchiveTest, SignedArchiveWithTheRightKey) {

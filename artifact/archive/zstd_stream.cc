@@ -8,15 +8,15 @@
 
 namespace mlf {
 
-ZstdStream::ZstdStream(int fd)
-    : fd_(fd),
+ZstdStream::ZstdStream(SourceReader* input)
+    : input_(input),
       in_(new unsigned char[ZSTD_DStreamInSize()]),
       in_capacity_(ZSTD_DStreamInSize()),
       out_(new unsigned char[ZSTD_DStreamOutSize()]),
       out_capacity_(ZSTD_DStreamOutSize()) {}
 
-Result<std::unique_ptr<ZstdStream>> ZstdStream::Create(int fd) {
-  std::unique_ptr<ZstdStream> s(new ZstdStream(fd));
+Result<std::unique_ptr<ZstdStream>> ZstdStream::Create(SourceReader* input) {
+  std::unique_ptr<ZstdStream> s(new ZstdStream(input));
   s->dctx_ = ZSTD_createDCtx();
   if (s->dctx_ == nullptr) return Internal("cannot initialise libzstd for zstd decompression");
   return s;
@@ -35,14 +35,11 @@ Status ZstdStream::Failed(Fault fault, Status status) {
 Status ZstdStream::Fill() {
   in_pos_ = 0;
   in_size_ = 0;
-  for (;;) {
-    const ssize_t n = read(fd_, in_.get(), in_capacity_);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Failed(Fault::kOther, ErrnoError("read failed"));
-    if (n == 0) eof_ = true;
-    in_size_ = static_cast<size_t>(n);
-    return Status::Ok();
-  }
+  const Result<size_t> n = input_->Read(in_.get(), in_capacity_);
+  if (!n.ok()) return Failed(Fault::kOther, n.status());
+  if (*n == 0) eof_ = true;
+  in_size_ = *n;
+  return Status::Ok();
 }
 
 Status ZstdStream::Read(const void** data, size_t* size) {

@@ -15,7 +15,7 @@
 // which this stream replaces. Windows above libzstd's default limit (128 MiB)
 // are refused, bounding memory.
 //
-//   MLF_ASSIGN_OR_RETURN(std::unique_ptr<ZstdStream> zs, ZstdStream::Create(fd));
+//   MLF_ASSIGN_OR_RETURN(std::unique_ptr<ZstdStream> zs, ZstdStream::Create(&source_reader));
 //   for (;;) {
 //     const void* data;
 //     size_t size;
@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "artifact/archive/archive_source.h"
 #include "artifact/base/status.h"
 
 struct ZSTD_DCtx_s;
@@ -46,8 +47,8 @@ class ZstdStream {
     kOther,      // read error or allocation failure, as the Status says
   };
 
-  // Reads `fd` (not owned; it must outlive the stream) from its current offset.
-  static Result<std::unique_ptr<ZstdStream>> Create(int fd);
+  // Reads `input` (not owned; it must outlive the stream) from its current offset.
+  static Result<std::unique_ptr<ZstdStream>> Create(SourceReader* input);
   ~ZstdStream();
   ZstdStream(const ZstdStream&) = delete;
   ZstdStream& operator=(const ZstdStream&) = delete;
@@ -65,11 +66,11 @@ class ZstdStream {
   uint64_t bytes_out() const { return bytes_out_; }  // decompressed bytes returned
 
  private:
-  explicit ZstdStream(int fd);
+  explicit ZstdStream(SourceReader* input);
   Status Fill();
   Status Failed(Fault fault, Status status);
 
-  int fd_;
+  SourceReader* input_;
   ZSTD_DCtx_s* dctx_ = nullptr;
   std::unique_ptr<unsigned char[]> in_;
   size_t in_capacity_;

@@ -41,11 +41,12 @@ struct Outcome {
 Outcome Decompress(const std::string& zst) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/in.zst";
   std::ofstream(path, std::ios::binary | std::ios::trunc) << zst;
-  const int fd = open(path.c_str(), O_RDONLY);
-  EXPECT_GE(fd, 0);
+  Result<std::unique_ptr<ArchiveSource>> source = ArchiveSource::OpenFile(path);
+  EXPECT_TRUE(source.ok());
+  SourceReader input(**source);
   Outcome o;
   {
-    Result<std::unique_ptr<ZstdStream>> s = ZstdStream::Create(fd);
+    Result<std::unique_ptr<ZstdStream>> s = ZstdStream::Create(&input);
     EXPECT_TRUE(s.ok());
     for (;;) {
       const void* p = nullptr;
@@ -67,7 +68,6 @@ Outcome Decompress(const std::string& zst) {
     o.bytes_in = (*s)->bytes_in();
     EXPECT_EQ((*s)->bytes_out(), o.data.size());
   }
-  close(fd);
   return o;
 }
 

@@ -46,10 +46,11 @@ Status ArchiveCapture::Begin(const EntryInfo& entry) {
     return Status::Ok();
   }
   if (parameter_members_.count(entry.name)) {
-    // Mapped straight from the archive when its data is 64-byte aligned there.
-    if (entry.data_offset != kUnknownOffset && entry.data_offset % 64 == 0) {
+    // Mapped straight from the archive file when its data is 64-byte aligned
+    // there (an archive in memory has no file: copied).
+    if (archive_.fd() >= 0 && entry.data_offset != kUnknownOffset && entry.data_offset % 64 == 0) {
       MLF_ASSIGN_OR_RETURN(parameters_[entry.name],
-                           ParameterBuffer::Map(archive_fd_, entry.data_offset, entry.size, entry.name));
+                           ParameterBuffer::Map(archive_.fd(), entry.data_offset, entry.size, entry.name));
       return Status::Ok();
     }
     MLF_ASSIGN_OR_RETURN(parameters_[entry.name], ParameterBuffer::Allocate(entry.size, entry.name));

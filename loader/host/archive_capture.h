@@ -15,6 +15,7 @@
 #include <string>
 
 #include "artifact/toolchain/host_build.h"
+#include "artifact/archive/archive_source.h"
 #include "artifact/archive/verify.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
@@ -23,8 +24,9 @@ namespace mlf {
 
 class ArchiveCapture : public MemberConsumer {
  public:
-  // `archive_fd` is the open archive, for mapping parameters out of it.
-  explicit ArchiveCapture(int archive_fd) : archive_fd_(archive_fd) {}
+  // `archive` is the archive being verified (it must outlive the capture):
+  // parameters are mapped out of its file when it has one, else copied.
+  explicit ArchiveCapture(const ArchiveSource& archive) : archive_(archive) {}
 
   Status OnMetadata(const Metadata& metadata) override;
   Status Begin(const EntryInfo& entry) override;
@@ -52,7 +54,7 @@ class ArchiveCapture : public MemberConsumer {
  private:
   enum class Sink { kNone, kLibrary, kParameters, kStaged, kTvmGraph };
 
-  int archive_fd_;
+  const ArchiveSource& archive_;
   std::map<std::string, std::string> library_of_;  // module -> library member
   std::set<std::string> parameter_members_;
   bool stage_sources_ = false;

@@ -1,8 +1,5 @@
 #include "loader/host/model_library.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "loader/host/abi_check.h"
@@ -20,16 +17,11 @@ namespace mlf {
 // Carries out ModelLibrary::Open step by step (see model_library.h).
 class LibraryLoader {
  public:
-  LibraryLoader(const std::string& path, const LoadOptions& options)
-      : path_(path), options_(options), library_(new ModelLibrary()) {}
-  ~LibraryLoader() {
-    if (fd_ >= 0) close(fd_);
-  }
+  LibraryLoader(const ArchiveSource& source, const LoadOptions& options)
+      : source_(source), options_(options), library_(new ModelLibrary()) {}
 
   Result<std::shared_ptr<ModelLibrary>> Load() {
-    fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return ErrnoError("cannot open archive '" + path_ + "'");
-    ArchiveCapture capture(fd_);
+    ArchiveCapture capture(source_);
     VerifyOptions verify;
     verify.public_key_pem = options_.public_key_pem;
     verify.require_signature = options_.require_signature;
@@ -38,20 +30,20 @@ class LibraryLoader {
     verify.progress = options_.progress;
     // The identity before anything is read: the memo records it only if it
     // is unchanged once every digest has been checked.
-    const std::optional<FileIdentity> before =
-        options_.use_verification_memo ? VerificationMemo::Identify(fd_) : std::nullopt;
+    const std::optional<FileIdentity> before = options_.use_verification_memo && source_.fd() >= 0
+                                                   ? VerificationMemo::Identify(source_.fd())
+                                                   : std::nullopt;
     if (before) {
       MLF_ASSIGN_OR_RETURN(const PrivateCacheDir* cache, Cache(/*create=*/false));
       if (cache != nullptr) verify.trusted_metadata_sha256 = VerificationMemo(*cache).Lookup(*before);
     }
-    // Through the descriptor: the file verified is the file mapped.
-    MLF_ASSIGN_OR_RETURN(VerifyReport report,
-                         VerifyArchive("/proc/self/fd/" + std::to_string(fd_), verify, &capture));
+    // One source for every pass: the file verified is the file mapped.
+    MLF_ASSIGN_OR_RETURN(VerifyReport report, VerifyArchive(source_, verify, &capture));
     if (before && before->settled && report.digests_checked) {
       // Not being able to create the cache only costs the next open a rehash.
       Result<const PrivateCacheDir*> cache = Cache(/*create=*/true);
       if (cache.ok() && *cache != nullptr) {
-        VerificationMemo(**cache).Record(*before, fd_, report.metadata_sha256);
+        VerificationMemo(**cache).Record(*before, source_.fd(), report.metadata_sha256);
       }
     }
     library_->digests_checked_ = report.digests_checked;
@@ -197,20 +189,26 @@ class LibraryLoader {
     return specs;
   }
 
-  std::string path_;
+  const ArchiveSource& source_;
   const LoadOptions& options_;
   std::shared_ptr<ModelLibrary> library_;
   std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;
   std::optional<PrivateCacheDir> cache_;
-  int fd_ = -1;
 };
+
+Result<std::shared_ptr<ModelLibrary>> ModelLibrary::Open(const ArchiveSource& source,
+                                                         const LoadOptions& options) {
+  LibraryLoader loader(source, options);
+  Result<std::shared_ptr<ModelLibrary>> library = loader.Load();
+  if (!library.ok()) return library.status().WithContext(source.name());
+  return library;
+}
 
 Result<std::shared_ptr<ModelLibrary>> ModelLibrary::Open(const std::string& path,
                                                          const LoadOptions& options) {
-  LibraryLoader loader(path, options);
-  Result<std::shared_ptr<ModelLibrary>> library = loader.Load();
-  if (!library.ok()) return library.status().WithContext(path);
-  return library;
+  Result<std::unique_ptr<ArchiveSource>> source = ArchiveSource::OpenFile(path);
+  if (!source.ok()) return source.status().WithContext(path);
+  return Open(**source, options);
 }
 
 ModelLibrary::~ModelLibrary() = default;

@@ -17,8 +17,11 @@
 //   3. only then dlopen of the sealed memfd (shared_object.h: the bytes
 //      mapped are the bytes hashed), followed by the ABI check of every
 //      module (tvmgen_<mod>_metadata() against metadata.json).
-// The archive is opened once and read through that descriptor, so replacing
-// the file meanwhile cannot swap verified content for unverified content.
+// The archive is opened once (an ArchiveSource, artifact/archive/archive_source.h)
+// and every pass reads that source, so replacing the file meanwhile cannot
+// swap verified content for unverified content. A source in memory (bytes,
+// not a file) loads the same way; its parameters are copied, and it has no
+// verification memo (there is no file to identify).
 //
 // Parameters in "file" storage are mapped once per library and shared
 // read-only by all executors: in an uncompressed archive they are mmapped
@@ -46,6 +49,7 @@
 #include <vector>
 
 #include "artifact/archive/archive_reader.h"
+#include "artifact/archive/archive_source.h"
 #include "artifact/toolchain/host_build.h"
 #include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
@@ -79,6 +83,10 @@ class SharedObject;
 
 class ModelLibrary : public std::enable_shared_from_this<ModelLibrary> {
  public:
+  // Loads the archive in `source`; errors start with source.name().
+  static Result<std::shared_ptr<ModelLibrary>> Open(const ArchiveSource& source,
+                                                    const LoadOptions& options = {});
+  // The same for the file at `path` (ArchiveSource::OpenFile).
   static Result<std::shared_ptr<ModelLibrary>> Open(const std::string& path,
                                                     const LoadOptions& options = {});
   ~ModelLibrary();

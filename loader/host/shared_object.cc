@@ -91,6 +91,10 @@ Result<std::unique_ptr<SharedObject>> SharedObject::Open(int fd, const std::stri
   for (int t : tried) close(t);
   if (fd < 0) return ErrnoError("cannot load host library " + display_name);
   dlerror();
+  // The one /proc/self/fd path in mlfkit's archive handling: dlopen takes
+  // only a path, and the sealed memfd has no other. Archives themselves are
+  // carried by ArchiveSource (artifact/archive/archive_source.h), never by
+  // such paths.
   void* handle = dlopen(("/proc/self/fd/" + std::to_string(fd)).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();

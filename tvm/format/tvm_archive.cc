@@ -14,13 +14,13 @@ bool IsParamsMember(const std::string& path) {
 
 class Scanner {
  public:
-  Scanner(const std::string& path, const ReaderLimits& limits,
+  Scanner(const ArchiveSource& source, const ReaderLimits& limits,
           const std::function<void(uint64_t)>& progress)
-      : path_(path), limits_(limits), progress_(progress) {}
+      : source_(source), limits_(limits), progress_(progress) {}
 
   Result<std::optional<TvmArchiveScan>> Run() {
     if (!LooksLikeTvm()) return std::optional<TvmArchiveScan>();
-    Result<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(path_, limits_);
+    Result<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(source_, limits_);
     if (!reader.ok()) return std::optional<TvmArchiveScan>();
     reader_ = std::move(*reader);
     scan_.compression = reader_->compression();
@@ -57,7 +57,7 @@ class Scanner {
   // the archive has a metadata.json of a TVM version. Spares reading a large
   // archive that is not TVM's twice before its reader reports the error.
   bool LooksLikeTvm() const {
-    Result<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(path_, limits_);
+    Result<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(source_, limits_);
     if (!reader.ok()) return false;
     for (;;) {
       Result<std::optional<EntryInfo>> entry = (*reader)->Next();
@@ -132,7 +132,7 @@ class Scanner {
     if (progress_) progress_(done_);
   }
 
-  std::string path_;
+  const ArchiveSource& source_;
   ReaderLimits limits_;
   std::function<void(uint64_t)> progress_;
   std::unique_ptr<ArchiveReader> reader_;
@@ -145,11 +145,20 @@ class Scanner {
 
 }  // namespace
 
+Result<std::optional<TvmArchiveScan>> ScanTvmArchive(const ArchiveSource& source,
+                                                     const ReaderLimits& limits,
+                                                     const std::function<void(uint64_t)>& progress) {
+  Scanner scanner(source, limits, progress);
+  return scanner.Run();
+}
+
 Result<std::optional<TvmArchiveScan>> ScanTvmArchive(const std::string& path,
                                                      const ReaderLimits& limits,
                                                      const std::function<void(uint64_t)>& progress) {
-  Scanner scanner(path, limits, progress);
-  return scanner.Run();
+  // An archive that cannot be opened is not TVM's: the caller reports its own error.
+  Result<std::unique_ptr<ArchiveSource>> source = ArchiveSource::OpenFile(path);
+  if (!source.ok()) return std::optional<TvmArchiveScan>();
+  return ScanTvmArchive(**source, limits, progress);
 }
 
 Status JoinTvmProblems(const std::vector<Status>& problems) {

@@ -63,7 +63,12 @@ inline constexpr uint64_t kMaxTvmRetainedBytes = 256ull << 20;  // all texts kep
 // one that is not JSON or whose version is not 5–7, or a reader error before
 // metadata.json was found (callers then report their own error). Once a TVM
 // metadata.json was found, reader and metadata errors are returned as they
-// are. `progress` sees the data bytes read so far.
+// are. `progress` sees the data bytes read so far. The source is read from
+// its start twice (a stream cannot be: nullopt).
+Result<std::optional<TvmArchiveScan>> ScanTvmArchive(
+    const ArchiveSource& source, const ReaderLimits& limits,
+    const std::function<void(uint64_t done)>& progress = nullptr);
+// The same for the file at `path`.
 Result<std::optional<TvmArchiveScan>> ScanTvmArchive(
     const std::string& path, const ReaderLimits& limits,
     const std::function<void(uint64_t done)>& progress = nullptr);
