@@ -11,15 +11,24 @@ PACKAGES=(
   libdlpack-dev libonnx-dev libprotobuf-dev libzstd-dev zlib1g-dev
   # test data and tools used by tests and benchmarks
   json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3 python3-numpy
+  # model benchmark (bench/run_model_bench.sh): torchvision models exported by
+  # PyTorch, ONNX Runtime from npm (bench/ort/install_ort.sh) run by Node
+  python3-torch python3-torchvision npm
   # firmware projects: Cortex-M cross compiler, its C library, the MPS2 boards in QEMU
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its ASan/UBSan runtimes
   clang-14 libclang-rt-14-dev
 )
 
+# Virtual packages an installed package provides count as present (a Node.js
+# build from another source provides npm and conflicts with Debian's package).
+provided=" $(dpkg-query -W -f='${Status}|${Provides}\n' 2>/dev/null |
+  sed -n 's/^install ok installed|//p' | sed 's/ *([^)]*)//g; s/ *, */ /g' | tr '\n' ' ') "
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" &&
+     [[ "$provided" != *" $pkg "* ]]; then
     missing+=("$pkg")
   fi
 done
