@@ -90,6 +90,18 @@ def run_json(command, what):
         raise Failure("%s printed no JSON: %s" % (what, out.strip()[:200]))
 
 
+def figure(report, what, *keys):
+    """report[keys[0]][keys[1]]...: a positive number, or Failure naming it."""
+    value = report
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            raise Failure("%s printed no %s" % (what, ".".join(keys)))
+        value = value[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise Failure("%s printed %s = %r, not a positive number" % (what, ".".join(keys), value))
+    return value
+
+
 def machine_facts():
     facts = {"cpu_model": None, "cores": os.cpu_count(), "isa_flags": []}
     try:
@@ -143,12 +155,13 @@ def check_outputs(args, model, onnx, archive, inputs, work):
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         report = json.loads(result.stdout)
-    except ValueError:
+        worst = max(o["comparison"]["abs_error"] for o in report["outputs"])
+        match = report["ok"] is True and result.returncode == 0
+    except (ValueError, KeyError, TypeError):
         detail = result.stderr.strip().splitlines()
         raise Failure("mlf run --expect-dir failed (exit %d): %s"
-                      % (result.returncode, detail[-1] if detail else "no output"))
-    worst = max(o["comparison"]["abs_error"] for o in report["outputs"])
-    return bool(report["ok"]) and result.returncode == 0, worst
+                      % (result.returncode, detail[-1] if detail else "no comparison printed"))
+    return match, worst
 
 
 def time_mlfkit(args, archive, threads, intra_op):
@@ -157,14 +170,17 @@ def time_mlfkit(args, archive, threads, intra_op):
     if intra_op:
         command += ["--threads", str(threads)]
     report = run_json(command, "mlf bench")
-    return report["latency_us"]["p50"] / 1000.0, report["latency_us"]["p90"] / 1000.0
+    return (figure(report, "mlf bench", "latency_us", "p50") / 1000.0,
+            figure(report, "mlf bench", "latency_us", "p90") / 1000.0)
 
 
 def time_ort(args, onnx, input_file, threads):
     report = run_json(["node", args.time_session, onnx, "--threads", str(threads),
                        "--iterations", str(args.iterations), "--warmup", str(args.warmup),
                        "--input", input_file], "ONNX Runtime timing")
-    return report["latency_ms"]["p50"], report["latency_ms"]["p90"], report["ort_version"]
+    what = "ONNX Runtime timing"
+    return (figure(report, what, "latency_ms", "p50"), figure(report, what, "latency_ms", "p90"),
+            report.get("ort_version"))
 
 
 def bench_model(args, model, work, intra_op, facts):

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package mlfkit needs to build, test and run its main job.
+# Installs every Debian package mlfkit needs to build, test and run its main job,
+# then ONNX Runtime for Node from npm, the model benchmark's baseline
+# (bench/ort/install_ort.sh, into ~/.cache/mlfkit-ort or $MLF_ORT_DIR).
 # Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
 
@@ -33,12 +35,12 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}" >&2
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+"$(dirname "$0")/../bench/ort/install_ort.sh"

@@ -7,6 +7,8 @@
 # Directory: $MLF_ORT_DIR, default ~/.cache/mlfkit-ort; the package lands in
 # DIR/<version>/node_modules (the benchmark sets NODE_PATH to that).
 # --print-dir prints that node_modules directory (after installing).
+# MLF_ORT_NO_INSTALL=1: never install (tests run offline); a missing
+# installation is an error naming this script.
 #
 # --ignore-scripts: the package's install script only downloads GPU (CUDA,
 # TensorRT) libraries, which fails offline; the CPU library is in the package.
@@ -23,6 +25,11 @@ installed() {
     grep -q "\"version\": \"$ORT_VERSION\"" "$modules/onnxruntime-node/package.json"
 }
 
+if ! installed && [ "${MLF_ORT_NO_INSTALL:-0}" = 1 ]; then
+  echo "install_ort: onnxruntime-node $ORT_VERSION is not installed in $target; run" \
+    "bench/ort/install_ort.sh (scripts/setup.sh does) with the npm registry reachable" >&2
+  exit 1
+fi
 if ! installed; then
   if ! command -v npm >/dev/null; then
     echo "install_ort: npm not found (scripts/setup.sh installs it)" >&2
