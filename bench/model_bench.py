@@ -102,6 +102,12 @@ def figure(report, what, *keys):
     return value
 
 
+def progress(line):
+    """Long runs (ResNet18 takes minutes on a busy machine) say where they are."""
+    sys.stderr.write("model_bench: %s\n" % line)
+    sys.stderr.flush()
+
+
 def machine_facts():
     facts = {"cpu_model": None, "cores": os.cpu_count(), "isa_flags": []}
     try:
@@ -198,6 +204,8 @@ def bench_model(args, model, work, intra_op, facts):
         match, worst = check_outputs(args, model, onnx, archive, inputs, work)
         entry["outputs_match"] = match
         entry["max_abs_error"] = worst
+        progress("%s: exported in %.1f s, outputs %s (max abs error %.2g)"
+                 % (model, entry["export_seconds"], "match" if match else "DIFFER", worst))
         input_file = os.path.join(work, model + ".input.npy")
         for threads in args.threads:
             rounds = {"mlfkit_p50": [], "mlfkit_p90": [], "ort_p50": [], "ort_p90": []}
@@ -213,6 +221,8 @@ def bench_model(args, model, work, intra_op, facts):
                     rounds[step + "_p90"].append(p90)
             mlfkit = statistics.median(rounds["mlfkit_p50"])
             ort = statistics.median(rounds["ort_p50"])
+            progress("%s, %d thread%s: mlfkit p50 %.4g ms, ONNX Runtime p50 %.4g ms"
+                     % (model, threads, "" if threads == 1 else "s", mlfkit, ort))
             entry["runs"].append({
                 "threads": threads,
                 "mlfkit_threads": threads if intra_op else 1,
@@ -232,6 +242,7 @@ def bench_model(args, model, work, intra_op, facts):
                               "rtol %g, atol %g)" % (worst, RTOL, ATOL))
     except Failure as e:
         entry["error"] = str(e)
+        progress("%s: FAILED: %s" % (model, e))
     return entry
 
 
