@@ -25,7 +25,8 @@ Prints the date, CPU model and flags, the load average before and after (the
 figures vary with other work on the machine), a table of p50 latency (the
 median of the rounds' p50), ratio mlfkit/ONNX Runtime and GMAC/s, then one
 JSON line. Exit status 1 when a model fails, lacks a figure or its outputs
-differ; 2 on bad usage. All five models take ~5 min on an idle 2-core machine.
+differ; 2 on bad usage. All five models took 8.5 min with --iterations 30 on a
+loaded 2-core machine (load average 12).
 
   --models M,M...   of resnet18, mobilenet_v2, squeezenet1_1, lenet5, mlp (default all)
   --iterations N    timed runs per round and side (default 50)
