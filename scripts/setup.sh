@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package mlfkit needs to build, test and run its main job.
+# Installs every Debian package mlfkit needs to build, test and run its main job,
+# then ONNX Runtime for Node from npm, the model benchmark's baseline
+# (bench/ort/install_ort.sh, into ~/.cache/mlfkit-ort or $MLF_ORT_DIR).
 # Idempotent: when everything is present it prints nothing and exits 0.
 set -euo pipefail
 
@@ -11,25 +13,34 @@ PACKAGES=(
   libdlpack-dev libonnx-dev libprotobuf-dev libzstd-dev zlib1g-dev
   # test data and tools used by tests and benchmarks
   json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3 python3-numpy
+  # model benchmark (bench/run_model_bench.sh): torchvision models exported by
+  # PyTorch, ONNX Runtime from npm (bench/ort/install_ort.sh) run by Node
+  python3-torch python3-torchvision npm
   # firmware projects: Cortex-M cross compiler, its C library, the MPS2 boards in QEMU
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its ASan/UBSan runtimes
   clang-14 libclang-rt-14-dev
 )
 
+# Virtual packages an installed package provides count as present (a Node.js
+# build from another source provides npm and conflicts with Debian's package).
+provided=" $(dpkg-query -W -f='${Status}|${Provides}\n' 2>/dev/null |
+  sed -n 's/^install ok installed|//p' | sed 's/ *([^)]*)//g; s/ *, */ /g' | tr '\n' ' ') "
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" &&
+     [[ "$provided" != *" $pkg "* ]]; then
     missing+=("$pkg")
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}" >&2
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+"$(dirname "$0")/../bench/ort/install_ort.sh"
