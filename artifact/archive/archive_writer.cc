@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "artifact/base/display_text.h"
 #include "artifact/base/atomic_file.h"
 #include "artifact/base/digest.h"
 
@@ -68,14 +69,8 @@ constexpr uint64_t kParallelThreshold = 4 << 20;
 
 uint64_t RoundUp(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
-std::string Quoted(const std::string& name) {
-  std::string out;
-  for (char c : name) out += c == '\0' ? std::string("\\0") : std::string(1, c);
-  return "'" + out + "'";
-}
-
 Status MemberError(StatusCode code, const std::string& name, const std::string& what) {
-  return Status(code, "member " + Quoted(name) + ": " + what);
+  return Status(code, "member " + QuoteForMessage(name) + ": " + what);
 }
 
 // ---------------------------------------------------------------- headers --
@@ -245,7 +240,8 @@ Result<uint64_t> SourceSize(const ArchiveMember& m) {
   if (s.kind() == MemberSource::Kind::kBytes) return static_cast<uint64_t>(s.bytes().size());
   struct stat st;
   if (stat(s.path().c_str(), &st) != 0) {
-    return ErrnoError("member " + Quoted(m.name) + ": cannot read source '" + s.path() + "'");
+    return ErrnoError("member " + QuoteForMessage(m.name) + ": cannot read source '" + s.path() +
+                      "'");
   }
   if (!S_ISREG(st.st_mode)) {
     return MemberError(StatusCode::kInvalidArgument, m.name,
@@ -319,7 +315,8 @@ class OpenSource {
     }
     src->fd_ = open(s.path().c_str(), O_RDONLY | O_CLOEXEC);
     if (src->fd_ < 0) {
-      return ErrnoError("member " + Quoted(*m.name) + ": cannot open source '" + s.path() + "'");
+      return ErrnoError("member " + QuoteForMessage(*m.name) + ": cannot open source '" + s.path() +
+                        "'");
     }
     posix_fadvise(src->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     src->path_ = s.path();
@@ -349,7 +346,9 @@ class OpenSource {
     while (got < want) {
       const ssize_t n = pread(fd_, buf + got, want - got, static_cast<off_t>(offset_ + pos + got));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return ErrnoError("member " + Quoted(name_) + ": cannot read '" + path_ + "'");
+      if (n < 0) {
+        return ErrnoError("member " + QuoteForMessage(name_) + ": cannot read '" + path_ + "'");
+      }
       if (n == 0) return Changed();
       got += static_cast<size_t>(n);
     }
@@ -547,7 +546,7 @@ Status WriteRestUncompressed(const Plan& plan, AtomicFile& out, DigestMap* diges
 Result<std::string> MakeFirst(const PlannedMember& first, const FirstMemberFn& make_first,
                               const DigestMap& digests) {
   Result<std::string> bytes = make_first(digests);
-  if (!bytes.ok()) return bytes.status().WithContext("member " + Quoted(*first.name));
+  if (!bytes.ok()) return bytes.status().WithContext("member " + QuoteForMessage(*first.name));
   if (bytes->size() != first.size) {
     return MemberError(StatusCode::kFailedPrecondition, *first.name,
                        "content is " + std::to_string(bytes->size()) +
