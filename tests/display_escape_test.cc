@@ -63,7 +63,11 @@ class DisplayEscapeTest : public ::testing::Test {
     }
     entries.push_back(TarFile("metadata.json", md.dump(2) + "\n"));
     for (const auto& [path, data] : members) entries.push_back(TarFile(path, data));
-    for (const std::string& path : unlisted) entries.push_back(TarFile(path, "x"));
+    for (const std::string& path : unlisted) {
+      TarEntry e = TarFile(path, "x");
+      if (path.size() > 100) e.pax = {{"path", path}};  // ustar names hold 100 bytes
+      entries.push_back(e);
+    }
     const std::string archive = dir_ + "/" + name;
     WriteFile(archive, BuildTar(entries));
     return archive;
@@ -175,6 +179,33 @@ TEST_F(DisplayEscapeTest, EveryErrorPassesTheTerminalGuard) {
   CommandResult extra = Mlf({"verify", "a.tar", "b\nc\x9b"});
   EXPECT_EQ(extra.exit_code, 2);
   EXPECT_EQ(extra.err, "mlf: error: unexpected argument 'b\\x0ac\\x9b'\nTry 'mlf verify --help'.\n");
+}
+
+// A member name with a newline, an ESC sequence, a RIGHT-TO-LEFT MARK
+// (U+200F) and 300 more bytes: every command that reads the archive refuses
+// it naming it the one way messages quote names (QuoteForMessage in
+// artifact/base/display_text.h): escaped, in single quotes, cut after 200
+// bytes with "...".
+TEST_F(DisplayEscapeTest, EveryCommandQuotesAHostileLongNameTheSameWay) {
+  const std::string name = "codegen/ev\nil\x1b[2K\xe2\x80\x8f" + std::string(300, 'L');
+  const std::string quoted =
+      "'codegen/ev\\x0ail\\x1b[2K\\u{200F}" + std::string(200 - 20, 'L') + "...'";
+  const std::string archive = Craft("long.tar", [](nlohmann::json&) {}, {}, {name});
+  const std::string message = "mlf: error: " + archive + ": extra member " + quoted +
+                              " is not listed in metadata.json files\n";
+  const std::vector<std::vector<std::string>> commands = {
+      {"verify", archive},
+      {"unpack", archive, "-o", dir_ + "/unpacked"},
+      {"run", archive, "--random-inputs", "1"},
+      {"bench", archive, "--iterations", "1"},
+      {"project", archive, "-o", dir_ + "/project"},
+  };
+  for (const std::vector<std::string>& args : commands) {
+    CommandResult r = Mlf(args);
+    EXPECT_EQ(r.exit_code, 1) << args[0];
+    EXPECT_EQ(r.err, message) << args[0];
+    EXPECT_TRUE(PrintableAscii(r.err)) << args[0];
+  }
 }
 
 }  // namespace

@@ -171,7 +171,7 @@ TEST_F(HostileGeneratedTextTest, ControlCharactersInModelNamesAreRefusedAtRead) 
   CommandResult y = Mlf({"export", yaml, "-o", dir_ + "/nl.tar"});
   EXPECT_EQ(y.exit_code, 1);
   EXPECT_EQ(y.err, "mlf: error: " + yaml +
-                       ":5: node 0: name \"r\\n$(shell echo X > PWNED)\\n#\" contains a control "
+                       ":5: node 0: name 'r\\x0a$(shell echo X > PWNED)\\x0a#' contains a control "
                        "character (U+000A); names must be printable\n");
 
   onnx::ModelProto m;
@@ -195,7 +195,7 @@ TEST_F(HostileGeneratedTextTest, ControlCharactersInModelNamesAreRefusedAtRead) 
   CommandResult o = Mlf({"export", onnx_path, "-o", dir_ + "/esc.tar"});
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.err, "mlf: error: " + onnx_path +
-                       ": graph output 0: name \"y\\x1b[2K\" contains a control character "
+                       ": graph output 0: name 'y\\x1b[2K' contains a control character "
                        "(U+001B); names must be printable\n");
   EXPECT_FALSE(Exists(dir_ + "/nl.tar"));
   EXPECT_FALSE(Exists(dir_ + "/esc.tar"));
@@ -216,7 +216,7 @@ std::string OperatorArchive(const std::string& path, const std::string& model_na
 TEST_F(HostileGeneratedTextTest, TvmModelNameWithALineBreakIsRefused) {
   const std::string archive = OperatorArchive(dir_ + "/op.tar", "add\n$(shell echo X > PWNED)\n#");
   const std::string message =
-      "metadata.json: model_name \"add\\n$(shell echo X > PWNED)\\n#\" contains a control "
+      "metadata.json: model_name 'add\\x0a$(shell echo X > PWNED)\\x0a#' contains a control "
       "character (U+000A); names must be printable\n";
   CommandResult verify = Mlf({"verify", archive});
   EXPECT_EQ(verify.exit_code, 1);
@@ -240,7 +240,7 @@ TEST_F(HostileGeneratedTextTest, TvmModuleKeyWithAControlCharacterIsRefused) {
   CommandResult verify = Mlf({"verify", archive});
   EXPECT_EQ(verify.exit_code, 1);
   EXPECT_EQ(verify.err, "mlf: error: " + archive +
-                            ": metadata.json: module name \"def\\x07ault\" contains a control "
+                            ": metadata.json: module name 'def\\x07ault' contains a control "
                             "character (U+0007); names must be printable\n");
 }
 

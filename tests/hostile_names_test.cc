@@ -73,10 +73,10 @@ struct ControlName {
   std::string shown;      // as human-readable output shows it
 };
 std::vector<ControlName> ControlCorpus() {
-  return {{"nl\n$(touch MARKER)", "\"nl\\n$(touch MARKER)\"", "U+000A", "nl\\x0a$(touch MARKER)"},
-          {"esc\x1b[2K\rverified OK", "\"esc\\x1b[2K\\rverified OK\"", "U+001B",
+  return {{"nl\n$(touch MARKER)", "'nl\\x0a$(touch MARKER)'", "U+000A", "nl\\x0a$(touch MARKER)"},
+          {"esc\x1b[2K\rverified OK", "'esc\\x1b[2K\\x0dverified OK'", "U+001B",
            "esc\\x1b[2K\\x0dverified OK"},
-          {"bel\x07", "\"bel\\x07\"", "U+0007", "bel\\x07"}};
+          {"bel\x07", "'bel\\x07'", "U+0007", "bel\\x07"}};
 }
 
 std::string Join(const std::vector<std::string>& parts, const std::string& separator) {
@@ -753,13 +753,13 @@ TEST_F(HostileNamesTest, TarMemberNamesCarryingEveryName) {
   std::vector<std::string> printable(extra.begin(), extra.begin() + corpus.size());
   ExerciseArchive(archive, printable, shown, extra);
 
-  // One more member, named with a backslash. (The message shows the
-  // backslash as it is: only control characters are escaped in it.)
+  // One more member, named with a backslash. (The message doubles the
+  // backslash, as every message quoting a name does.)
   const std::string bad = "extra/back\\slash";
   members.push_back({bad, "data"});
   md["files"][bad] = {{"size", 4}, {"sha256", Sha256Hex("data")}};
   WriteFile(archive, MembersArchive(md, members));
-  ExpectRefused({"verify", archive}, archive + ": metadata.json: files entry '" + bad +
+  ExpectRefused({"verify", archive}, archive + ": metadata.json: files entry '" + Shown(bad) +
                                          "' is not a safe relative path");
 }
 

@@ -23,15 +23,8 @@ namespace {
 constexpr size_t kReadBlock = 1 << 20;
 constexpr size_t kMinReadBlock = 4096;
 
-// Quotes a member name for messages, shortening absurdly long ones; the name
-// is the archive's, so control bytes and bidi controls are shown escaped.
-std::string Quote(const std::string& name) {
-  if (name.size() <= 200) return "'" + DisplayText(name) + "'";
-  return "'" + DisplayText(name.substr(0, 200)) + "...'";
-}
-
 Status MemberError(StatusCode code, const std::string& name, const std::string& what) {
-  return Status(code, "member " + Quote(name) + ": " + what);
+  return Status(code, "member " + QuoteForMessage(name) + ": " + what);
 }
 
 // "10737418240 bytes (10.0 GiB)".
@@ -276,7 +269,7 @@ Status ArchiveReader::LibarchiveError(const std::string& member, bool in_header)
   // Header errors happen between members: say where.
   const std::string where = !in_header           ? ""
                             : last_name_.empty() ? " at the start of the archive"
-                                                 : " after member " + Quote(last_name_);
+                                                 : " after member " + QuoteForMessage(last_name_);
   return ReadError(member, where);
 }
 
@@ -286,7 +279,7 @@ Status ArchiveReader::ReadError(const std::string& member, const std::string& wh
   const char* raw = archive_error_string(archive_);
   const std::string msg = raw != nullptr ? raw : "unknown libarchive error";
   if (Contains(msg, "Unrecognized archive format")) return NotTar(source_.name(), "not recognised");
-  const std::string prefix = member.empty() ? "" : "member " + Quote(member) + ": ";
+  const std::string prefix = member.empty() ? "" : "member " + QuoteForMessage(member) + ": ";
   std::string what;
   if (Contains(msg, "runcated") || Contains(msg, "Premature end")) {
     what = "truncated archive";
@@ -303,7 +296,7 @@ Status ArchiveReader::ReadError(const std::string& member, const std::string& wh
 
 // Worded like libarchive's errors: "member 'b': corrupt gzip data (...)".
 Status ArchiveReader::StreamError(const std::string& member, const std::string& where) const {
-  const std::string prefix = member.empty() ? "" : "member " + Quote(member) + ": ";
+  const std::string prefix = member.empty() ? "" : "member " + QuoteForMessage(member) + ": ";
   const Status& cause = gzip_ ? gzip_->error() : zstd_->error();
   const bool truncated = gzip_ ? gzip_->fault() == GzipStream::Fault::kTruncated
                                : zstd_->fault() == ZstdStream::Fault::kTruncated;

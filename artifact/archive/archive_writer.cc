@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "artifact/archive/archive_source.h"
+#include "artifact/base/display_text.h"
 #include "artifact/base/atomic_file.h"
 #include "artifact/base/digest.h"
 
@@ -76,14 +77,8 @@ constexpr uint64_t kParallelThreshold = 4 << 20;
 
 uint64_t RoundUp(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
-std::string Quoted(const std::string& name) {
-  std::string out;
-  for (char c : name) out += c == '\0' ? std::string("\\0") : std::string(1, c);
-  return "'" + out + "'";
-}
-
 Status MemberError(StatusCode code, const std::string& name, const std::string& what) {
-  return Status(code, "member " + Quoted(name) + ": " + what);
+  return Status(code, "member " + QuoteForMessage(name) + ": " + what);
 }
 
 // ---------------------------------------------------------------- headers --
@@ -256,7 +251,7 @@ Result<uint64_t> SourceSize(const ArchiveMember& m) {
     st.st_mode = S_IFREG;
     st.st_size = static_cast<off_t>(s.archive()->size());
   } else if (stat(s.path().c_str(), &st) != 0) {
-    return ErrnoError("member " + Quoted(m.name) + ": cannot read source '" + s.path() + "'");
+    return ErrnoError("member " + QuoteForMessage(m.name) + ": cannot read source '" + s.path() + "'");
   }
   if (!S_ISREG(st.st_mode)) {
     return MemberError(StatusCode::kInvalidArgument, m.name,
@@ -336,7 +331,8 @@ class OpenSource {
     }
     src->fd_ = open(s.path().c_str(), O_RDONLY | O_CLOEXEC);
     if (src->fd_ < 0) {
-      return ErrnoError("member " + Quoted(*m.name) + ": cannot open source '" + s.path() + "'");
+      return ErrnoError("member " + QuoteForMessage(*m.name) + ": cannot open source '" + s.path() +
+                        "'");
     }
     posix_fadvise(src->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     src->path_ = s.path();
@@ -367,7 +363,7 @@ class OpenSource {
       Result<size_t> n = archive_->ReadAt(offset_ + pos + got, buf + got, want - got);
       if (!n.ok()) {  // "read failed: <reason>", worded as for files
         const std::string& m = n.status().message();
-        return Status(n.status().code(), "member " + Quoted(name_) + ": cannot read '" + path_ +
+        return Status(n.status().code(), "member " + QuoteForMessage(name_) + ": cannot read '" + path_ +
                                              "'" + m.substr(std::min(m.find(':'), m.size())));
       }
       if (*n == 0) return Changed();
@@ -376,7 +372,9 @@ class OpenSource {
     while (got < want) {
       const ssize_t n = pread(fd_, buf + got, want - got, static_cast<off_t>(offset_ + pos + got));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return ErrnoError("member " + Quoted(name_) + ": cannot read '" + path_ + "'");
+      if (n < 0) {
+        return ErrnoError("member " + QuoteForMessage(name_) + ": cannot read '" + path_ + "'");
+      }
       if (n == 0) return Changed();
       got += static_cast<size_t>(n);
     }
@@ -575,7 +573,7 @@ Status WriteRestUncompressed(const Plan& plan, AtomicFile& out, DigestMap* diges
 Result<std::string> MakeFirst(const PlannedMember& first, const FirstMemberFn& make_first,
                               const DigestMap& digests) {
   Result<std::string> bytes = make_first(digests);
-  if (!bytes.ok()) return bytes.status().WithContext("member " + Quoted(*first.name));
+  if (!bytes.ok()) return bytes.status().WithContext("member " + QuoteForMessage(*first.name));
   if (bytes->size() != first.size) {
     return MemberError(StatusCode::kFailedPrecondition, *first.name,
                        "content is " + std::to_string(bytes->size()) +

@@ -272,7 +272,7 @@ TEST(ArchiveWriterTest, RejectsBadNames) {
       {"a/../../x",
        "invalid_argument: member 'a/../../x': path escapes the destination ('..' component)"},
       {"..", "invalid_argument: member '..': path escapes the destination ('..' component)"},
-      {std::string("a\0b", 3), "invalid_argument: member 'a\\0b': name contains a NUL byte"},
+      {std::string("a\0b", 3), "invalid_argument: member 'a\\x00b': name contains a NUL byte"},
       {"a//b",
        "invalid_argument: member 'a//b': empty or '.' path component (names must be canonical)"},
       {"./a",

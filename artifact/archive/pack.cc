@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/archive/signature.h"
 
@@ -19,14 +20,14 @@ namespace {
 constexpr char kPlaceholderDigest[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
-
 // Lists regular files under `root` as '/'-separated relative paths.
 Status ListFiles(const std::string& root, const std::string& rel,
                  std::vector<std::string>* out) {
   const std::string dir_path = rel.empty() ? root : root + "/" + rel;
   DIR* dir = opendir(dir_path.c_str());
-  if (dir == nullptr) return ErrnoError("cannot read directory " + Quote(dir_path));
+  if (dir == nullptr) {
+    return ErrnoError("cannot read directory " + QuoteForMessage(dir_path, kQuotedPathBytes));
+  }
   Status status;
   while (dirent* e = readdir(dir)) {
     const std::string name = e->d_name;
@@ -34,13 +35,14 @@ Status ListFiles(const std::string& root, const std::string& rel,
     const std::string child = rel.empty() ? name : rel + "/" + name;
     struct stat st {};
     if (lstat((root + "/" + child).c_str(), &st) != 0) {
-      status = ErrnoError("cannot stat " + Quote(child));
+      status = ErrnoError("cannot stat " + QuoteForMessage(child, kQuotedPathBytes));
     } else if (S_ISDIR(st.st_mode)) {
       status = ListFiles(root, child, out);
     } else if (S_ISREG(st.st_mode)) {
       out->push_back(child);
     } else {
-      status = PermissionDenied(Quote(child) + " in " + Quote(root) +
+      status = PermissionDenied(QuoteForMessage(child, kQuotedPathBytes) + " in " +
+                                QuoteForMessage(root, kQuotedPathBytes) +
                                 " is not a regular file (links and special files are not packed)");
     }
     if (!status.ok()) break;
@@ -51,15 +53,18 @@ Status ListFiles(const std::string& root, const std::string& rel,
 
 Result<std::string> ReadSmallFile(const std::string& path, uint64_t max_bytes) {
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return ErrnoError("cannot read " + Quote(path));
+  if (stat(path.c_str(), &st) != 0) {
+    return ErrnoError("cannot read " + QuoteForMessage(path, kQuotedPathBytes));
+  }
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {
-    return OutOfRange(Quote(path) + " is " + std::to_string(st.st_size) +
-                      " bytes, more than the limit of " + std::to_string(max_bytes));
+    return OutOfRange(QuoteForMessage(path, kQuotedPathBytes) + " is " +
+                      std::to_string(st.st_size) + " bytes, more than the limit of " +
+                      std::to_string(max_bytes));
   }
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  if (!in) return ErrnoError("cannot read " + Quote(path));
+  if (!in) return ErrnoError("cannot read " + QuoteForMessage(path, kQuotedPathBytes));
   return ss.str();
 }
 
@@ -92,7 +97,8 @@ Result<uint64_t> SourceSize(const MemberSource& source) {
   }
   struct stat st {};
   if (stat(source.path().c_str(), &st) != 0) {
-    return ErrnoError("cannot read member source " + Quote(source.path()));
+    return ErrnoError("cannot read member source " +
+                      QuoteForMessage(source.path(), kQuotedPathBytes));
   }
   return static_cast<uint64_t>(st.st_size);
 }
@@ -111,8 +117,9 @@ Status CheckReferencedFilesExist(const std::string& dir, const Metadata& metadat
     if (m.source && !m.source->path.empty()) refs.push_back({"source.path", m.source->path});
     for (const auto& [field, path] : refs) {
       if (present.count(path)) continue;
-      return NotFound(Quote(dir + "/" + path) + " does not exist (module " + Quote(name) + " " +
-                      field + " refers to it)");
+      return NotFound(QuoteForMessage(dir + "/" + path, kQuotedPathBytes) +
+                      " does not exist (module " + QuoteForMessage(name) + " " + field +
+                      " refers to it)");
     }
   }
   return Status::Ok();
@@ -208,7 +215,9 @@ Result<Metadata> PackDirectory(const std::string& dir, const std::string& out,
   for (const std::string& rel : files) {
     if (rel == kMetadataMember) continue;
     if (!IsSafeMemberPath(rel)) {
-      return InvalidArgument(Quote(rel) + " in " + Quote(dir) + " is not a valid member name");
+      return InvalidArgument(QuoteForMessage(rel, kQuotedPathBytes) + " in " +
+                             QuoteForMessage(dir, kQuotedPathBytes) +
+                             " is not a valid member name");
     }
     members.push_back(ArchiveMember{rel, MemberSource::File(dir + "/" + rel), false});
   }

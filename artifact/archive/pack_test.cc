@@ -564,8 +564,9 @@ TEST(PackDirectoryTest, UnsafeFileNameIsRefused) {
   auto md = PackDirectory(dir + "/m", dir + "/a.tar", PackOptions{});
   ASSERT_FALSE(md.ok());
   EXPECT_EQ(md.status().code(), StatusCode::kInvalidArgument);
+  // Messages double a backslash (artifact/base/display_text.h).
   EXPECT_EQ(md.status().message(),
-            "'back\\slash.txt' in '" + dir + "/m' is not a valid member name");
+            "'back\\\\slash.txt' in '" + dir + "/m' is not a valid member name");
   EXPECT_FALSE(Exists(dir + "/a.tar"));
 }
 

@@ -14,6 +14,8 @@
 #include <memory>
 #include <vector>
 
+#include "artifact/base/display_text.h"
+
 namespace mlf {
 namespace {
 
@@ -225,22 +227,8 @@ Result<std::string> FingerprintOf(EVP_PKEY* key) {
 
 // ---- the signature member --------------------------------------------------
 
-// A line as it appears in messages: quoted, escaped, cut at 40 characters.
-std::string QuoteLine(std::string_view line) {
-  constexpr size_t kMax = 40;
-  std::string out = "'";
-  for (size_t i = 0; i < line.size() && i < kMax; ++i) {
-    const unsigned char c = static_cast<unsigned char>(line[i]);
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof(buf), "\\x%02X", c);
-      out += buf;
-    }
-  }
-  return out + (line.size() > kMax ? "...'" : "'");
-}
+// How much of a line of the signature member a message shows.
+constexpr size_t kShownLineBytes = 40;
 
 Status Malformed(const std::string& what) { return Unauthenticated(kMalformed + what); }
 
@@ -270,8 +258,8 @@ Result<std::vector<std::string_view>> SplitLines(std::string_view member) {
 Result<std::string_view> FieldValue(std::string_view line, int number, std::string_view key,
                                     const char* expected) {
   if (line.size() <= key.size() || line.substr(0, key.size()) != key || line[key.size()] != ' ') {
-    return Malformed("line " + std::to_string(number) + " is " + QuoteLine(line) + ", expected '" +
-                     expected + "'");
+    return Malformed("line " + std::to_string(number) + " is " +
+                     QuoteForMessage(line, kShownLineBytes) + ", expected '" + expected + "'");
   }
   return line.substr(key.size() + 1);
 }
@@ -279,15 +267,17 @@ Result<std::string_view> FieldValue(std::string_view line, int number, std::stri
 Status CheckHeaderLines(std::string_view format, std::string_view algorithm_line) {
   if (format != kFormatLine) {
     if (format.substr(0, 17) == "mlfkit-signature-") {
-      return Malformed("unsupported format " + QuoteLine(format) + " (this mlfkit reads " +
-                       kFormatLine + ")");
+      return Malformed("unsupported format " + QuoteForMessage(format, kShownLineBytes) +
+                       " (this mlfkit reads " + kFormatLine + ")");
     }
-    return Malformed("line 1 is " + QuoteLine(format) + ", expected '" + kFormatLine + "'");
+    return Malformed("line 1 is " + QuoteForMessage(format, kShownLineBytes) + ", expected '" +
+                     kFormatLine + "'");
   }
   MLF_ASSIGN_OR_RETURN(std::string_view algorithm,
                        FieldValue(algorithm_line, 2, "algorithm", "algorithm ed25519"));
   if (algorithm != "ed25519") {
-    return Malformed("unsupported algorithm " + QuoteLine(algorithm) + " (expected ed25519)");
+    return Malformed("unsupported algorithm " + QuoteForMessage(algorithm, kShownLineBytes) +
+                     " (expected ed25519)");
   }
   return Status::Ok();
 }
@@ -301,7 +291,8 @@ Result<std::string> ParseFingerprint(std::string_view line) {
   }
   for (char c : hex) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-      return Malformed("key-sha256 contains " + QuoteLine(std::string_view(&c, 1)) +
+      return Malformed("key-sha256 contains " +
+                       QuoteForMessage(std::string_view(&c, 1), kShownLineBytes) +
                        ", expected lower-case hex digits");
     }
   }
@@ -351,8 +342,6 @@ class Fd {
   int fd_;
 };
 
-std::string Quoted(const std::string& path) { return "'" + path + "'"; }
-
 std::string ModeText(mode_t mode) {
   char buf[8];
   std::snprintf(buf, sizeof(buf), "%04o", static_cast<unsigned>(mode & 07777));
@@ -363,7 +352,9 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return ErrnoError("cannot write key file " + Quoted(path));
+    if (n <= 0) {
+      return ErrnoError("cannot write key file " + QuoteForMessage(path, kQuotedPathBytes));
+    }
     data.remove_prefix(static_cast<size_t>(n));
   }
   return Status::Ok();
@@ -372,10 +363,16 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
 // Fills an already created file; the caller removes it on failure.
 Status FillNewFile(Fd& fd, mode_t mode, std::string_view content, const std::string& path) {
   // The umask may have narrowed `mode` at creation; set exactly what we promise.
-  if (::fchmod(fd.get(), mode) != 0) return ErrnoError("cannot chmod key file " + Quoted(path));
+  if (::fchmod(fd.get(), mode) != 0) {
+    return ErrnoError("cannot chmod key file " + QuoteForMessage(path, kQuotedPathBytes));
+  }
   MLF_RETURN_IF_ERROR(WriteAll(fd.get(), content, path));
-  if (::fsync(fd.get()) != 0) return ErrnoError("cannot sync key file " + Quoted(path));
-  if (!fd.Close()) return ErrnoError("cannot close key file " + Quoted(path));
+  if (::fsync(fd.get()) != 0) {
+    return ErrnoError("cannot sync key file " + QuoteForMessage(path, kQuotedPathBytes));
+  }
+  if (!fd.Close()) {
+    return ErrnoError("cannot close key file " + QuoteForMessage(path, kQuotedPathBytes));
+  }
   return Status::Ok();
 }
 
@@ -385,10 +382,10 @@ Status CreateExclusive(const std::string& path, mode_t mode, std::string_view co
   Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
   if (fd.get() < 0) {
     if (errno == EEXIST) {
-      return AlreadyExists("key file " + Quoted(path) +
+      return AlreadyExists("key file " + QuoteForMessage(path, kQuotedPathBytes) +
                            " already exists; refusing to overwrite it");
     }
-    return ErrnoError("cannot create key file " + Quoted(path));
+    return ErrnoError("cannot create key file " + QuoteForMessage(path, kQuotedPathBytes));
   }
   Status status = FillNewFile(fd, mode, content, path);
   if (!status.ok()) ::unlink(path.c_str());
@@ -398,7 +395,8 @@ Status CreateExclusive(const std::string& path, mode_t mode, std::string_view co
 Status CheckAbsent(const std::string& path) {
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0) {
-    return AlreadyExists("key file " + Quoted(path) + " already exists; refusing to overwrite it");
+    return AlreadyExists("key file " + QuoteForMessage(path, kQuotedPathBytes) +
+                         " already exists; refusing to overwrite it");
   }
   return Status::Ok();
 }
@@ -409,11 +407,11 @@ Result<std::string> ReadBounded(int fd, const std::string& path) {
   while (content.size() <= kMaxKeyFileBytes) {
     const ssize_t n = ::read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoError("cannot read key file " + Quoted(path));
+    if (n < 0) return ErrnoError("cannot read key file " + QuoteForMessage(path, kQuotedPathBytes));
     if (n == 0) return content;
     content.append(buf, static_cast<size_t>(n));
   }
-  return OutOfRange("key file " + Quoted(path) + " is larger than " +
+  return OutOfRange("key file " + QuoteForMessage(path, kQuotedPathBytes) + " is larger than " +
                     std::to_string(kMaxKeyFileBytes) + " bytes; it is not a key");
 }
 
@@ -426,8 +424,8 @@ bool HoldsPrivateKey(const std::string& path, const std::string& content) {
 Status CheckPrivateMode(const std::string& path, mode_t mode) {
   if ((mode & 077) == 0) return Status::Ok();
   const char* how = (mode & 044) != 0 ? "readable" : (mode & 022) != 0 ? "writable" : "accessible";
-  return PermissionDenied("key file " + Quoted(path) + " is " + how + " by others (mode " +
-                          ModeText(mode) + "); chmod 600 it");
+  return PermissionDenied("key file " + QuoteForMessage(path, kQuotedPathBytes) + " is " + how +
+                          " by others (mode " + ModeText(mode) + "); chmod 600 it");
 }
 
 }  // namespace
@@ -521,13 +519,18 @@ Status WriteKeyFiles(const std::string& base) {
 Result<std::string> ReadKeyFile(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) {
-    if (errno == ENOENT) return NotFound("key file " + Quoted(path) + " does not exist");
-    return ErrnoError("cannot open key file " + Quoted(path));
+    if (errno == ENOENT) {
+      return NotFound("key file " + QuoteForMessage(path, kQuotedPathBytes) + " does not exist");
+    }
+    return ErrnoError("cannot open key file " + QuoteForMessage(path, kQuotedPathBytes));
   }
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoError("cannot stat key file " + Quoted(path));
+  if (::fstat(fd.get(), &st) != 0) {
+    return ErrnoError("cannot stat key file " + QuoteForMessage(path, kQuotedPathBytes));
+  }
   if (!S_ISREG(st.st_mode)) {
-    return InvalidArgument("key file " + Quoted(path) + " is not a regular file");
+    return InvalidArgument("key file " + QuoteForMessage(path, kQuotedPathBytes) +
+                           " is not a regular file");
   }
   MLF_ASSIGN_OR_RETURN(std::string content, ReadBounded(fd.get(), path));
   if (HoldsPrivateKey(path, content)) MLF_RETURN_IF_ERROR(CheckPrivateMode(path, st.st_mode));

@@ -10,9 +10,6 @@
 namespace mlf {
 namespace {
 
-// Member names are the archive's: shown with control bytes escaped.
-std::string Quote(const std::string& s) { return "'" + DisplayText(s) + "'"; }
-
 // Drives one pass over the archive; each step below is one rule of verify.h.
 class Verifier {
  public:
@@ -188,16 +185,20 @@ class Verifier {
     }
     auto listed = report_.metadata.files.find(entry.name);
     if (listed == report_.metadata.files.end()) {
-      if (tvm_) return DataLoss("member " + Quote(entry.name) + " appeared while the archive was being read");
-      return DataLoss("extra member " + Quote(entry.name) +
+      if (tvm_) {
+        return DataLoss("member " + QuoteForMessage(entry.name) +
+                        " appeared while the archive was being read");
+      }
+      return DataLoss("extra member " + QuoteForMessage(entry.name) +
                       " is not listed in metadata.json files");
     }
     if (tvm_ && entry.size != listed->second.size) {
-      return DataLoss("member " + Quote(entry.name) + " changed while the archive was being read");
+      return DataLoss("member " + QuoteForMessage(entry.name) +
+                      " changed while the archive was being read");
     }
     if (entry.size != listed->second.size) {
-      return DataLoss("member " + Quote(entry.name) + ": size " + std::to_string(entry.size) +
-                      " does not match metadata.json files (" +
+      return DataLoss("member " + QuoteForMessage(entry.name) + ": size " +
+                      std::to_string(entry.size) + " does not match metadata.json files (" +
                       std::to_string(listed->second.size) + ")");
     }
     MLF_RETURN_IF_ERROR(HashMember(entry, listed->second.sha256));
@@ -221,11 +222,13 @@ class Verifier {
     if (hash) {
       const std::string actual = digest.FinishHex();
       if (actual != expected && tvm_) {
-        return DataLoss("member " + Quote(entry.name) + " changed while the archive was being read");
+        return DataLoss("member " + QuoteForMessage(entry.name) +
+                        " changed while the archive was being read");
       }
       if (actual != expected) {
-        return DataLoss("member " + Quote(entry.name) + ": SHA-256 mismatch (archive has " +
-                        actual + ", metadata.json files says " + expected + ")");
+        return DataLoss("member " + QuoteForMessage(entry.name) +
+                        ": SHA-256 mismatch (archive has " + actual +
+                        ", metadata.json files says " + expected + ")");
       }
     }
     return consumer_ ? consumer_->End() : Status::Ok();
@@ -234,10 +237,11 @@ class Verifier {
   Status CheckNothingMissing() {
     for (const auto& [name, entry] : report_.metadata.files) {
       if (!seen_.count(name) && tvm_) {
-        return DataLoss("member " + Quote(name) + " disappeared while the archive was being read");
+        return DataLoss("member " + QuoteForMessage(name) +
+                        " disappeared while the archive was being read");
       }
       if (!seen_.count(name)) {
-        return DataLoss("member " + Quote(name) +
+        return DataLoss("member " + QuoteForMessage(name) +
                         " is listed in metadata.json files but missing from the archive");
       }
     }

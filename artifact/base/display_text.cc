@@ -55,8 +55,8 @@ Decoded Decode(std::string_view text, size_t i) {
 }
 
 bool IsHiddenCodePoint(uint32_t c) {
-  return (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) ||
-         (c >= 0x2066 && c <= 0x2069) || c == 0x2028 || c == 0x2029;
+  return (c >= 0x80 && c <= 0x9F) || c == 0x061C || c == 0x200E || c == 0x200F ||
+         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x2028 || c == 0x2029;
 }
 
 void AppendByte(std::string* out, unsigned char byte) {
@@ -114,6 +114,22 @@ std::string DisplayText(std::string_view text) {
   out.reserve(text.size());
   Escape(text, /*lines=*/false, /*final=*/true, &out);
   return out;
+}
+
+std::string QuoteForMessage(std::string_view text, size_t max_bytes) {
+  size_t shown = text.size();
+  if (shown > max_bytes) {
+    shown = max_bytes;
+    // Back to the start of a sequence (at most 3 bytes: longer runs of
+    // continuation bytes are invalid UTF-8 and shown byte by byte anyway).
+    for (int k = 0; k < 3 && shown > 0 && IsContinuation(static_cast<unsigned char>(text[shown]));
+         ++k) {
+      --shown;
+    }
+  }
+  std::string out = "'" + DisplayText(text.substr(0, shown));
+  if (shown < text.size()) out += "...";
+  return out + "'";
 }
 
 std::string DisplayLines(std::string_view text) {

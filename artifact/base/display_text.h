@@ -6,19 +6,26 @@
 // One escaper serves every human-readable output of mlfkit. It makes each
 // such byte or character visible instead:
 //   - C0 controls (U+0000–U+001F, newline and tab included) and DEL: \xNN;
-//   - C1 controls U+0080–U+009F, the bidi embeddings, overrides and isolates
-//     U+202A–U+202E and U+2066–U+2069, and the line and paragraph separators
-//     U+2028/U+2029: \u{NNNN} (upper-case hex, at least four digits);
+//   - C1 controls U+0080–U+009F, the bidi marks U+200E, U+200F and U+061C,
+//     embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069, and
+//     the line and paragraph separators U+2028/U+2029: \u{NNNN} (upper-case
+//     hex, at least four digits);
 //   - every byte of invalid UTF-8 (stray continuation bytes, truncated or
 //     overlong sequences, surrogates, code points above U+10FFFF): \xNN;
 //   - a backslash: \\, so that an escape in the output always means one
 //     escaped character and a name cannot pose as an escape of another.
 // Everything else (printable ASCII, valid non-control UTF-8) is unchanged.
+// So the output is unambiguous: a name holding the four characters `\x1b`
+// is shown as `\\x1b`, an ESC as `\x1b`.
+//
+// Names in messages (errors, notes, refusals) take one form everywhere:
+// QuoteForMessage below.
 //
 // JSON output needs none of this: its strings are escaped by the JSON writer.
 #ifndef MLFKIT_ARTIFACT_BASE_DISPLAY_TEXT_H_
 #define MLFKIT_ARTIFACT_BASE_DISPLAY_TEXT_H_
 
+#include <cstddef>
 #include <streambuf>
 #include <string>
 #include <string_view>
@@ -28,6 +35,29 @@ namespace mlf {
 // A name, description, operator or member path as one line of display text:
 // everything above escaped, newlines and tabs too.
 std::string DisplayText(std::string_view text);
+
+// How many bytes of a name a message shows by default: every valid module
+// name (at most 200 bytes) and nearly every tensor name whole, while a
+// megabyte-long name from a hostile archive cannot flood the terminal.
+inline constexpr size_t kQuotedNameBytes = 200;
+
+// How many bytes of a local file path a message shows: PATH_MAX, so that a
+// path the system accepts is never cut.
+inline constexpr size_t kQuotedPathBytes = 4096;
+
+// The one way a name, member path, file path or excerpt of a file's text
+// appears inside a message: in single quotes, escaped as DisplayText does
+// (a quote inside is not escaped: it cannot steer a terminal, and npy
+// headers and real names hold them); longer than `max_bytes`, it is cut
+// there (at the start of a UTF-8 sequence, so no character is split) and
+// "..." marks the cut inside the quotes:
+//   QuoteForMessage("conv1.weight")         'conv1.weight'
+//   QuoteForMessage("a\n\x1b[2K")           'a\x0a\x1b[2K'
+//   QuoteForMessage("it's \\x1b")           'it's \\x1b'
+//   QuoteForMessage(std::string(300, 'L'))  'LLL...L...' (200 L)
+// Names use the default; a message about local files passes
+// kQuotedPathBytes, and one that shows how a file starts may pass less.
+std::string QuoteForMessage(std::string_view text, size_t max_bytes = kQuotedNameBytes);
 
 // Whole messages and reports: like DisplayText, but newlines and tabs stay
 // (a compiler's output inside an error is several lines) and backslashes are

@@ -42,6 +42,57 @@ TEST(DisplayTextTest, EscapesC1AndBidiControls) {
   EXPECT_EQ(DisplayText("abc\xe2\x80\xae" "fdp.exe"), "abc\\u{202E}fdp.exe");
 }
 
+TEST(DisplayTextTest, EscapesBidiMarks) {
+  // LEFT-TO-RIGHT MARK, RIGHT-TO-LEFT MARK, ARABIC LETTER MARK: they reorder
+  // a line like the overrides do. Their neighbours pass.
+  EXPECT_EQ(DisplayText("a\xe2\x80\x8e"
+                        "b\xe2\x80\x8f"
+                        "c\xd8\x9c"
+                        "d"),
+            "a\\u{200E}b\\u{200F}c\\u{061C}d");
+  EXPECT_EQ(DisplayText("\xe2\x80\x8d\xe2\x80\x90\xd8\x9b\xd8\x9d"),
+            "\xe2\x80\x8d\xe2\x80\x90\xd8\x9b\xd8\x9d");
+}
+
+TEST(QuoteForMessageTest, QuotesPlainNamesAsTheyAre) {
+  EXPECT_EQ(QuoteForMessage("conv1.weight"), "'conv1.weight'");
+  EXPECT_EQ(QuoteForMessage(""), "''");
+  EXPECT_EQ(QuoteForMessage("caf\xc3\xa9 \"x\" $(y)"), "'caf\xc3\xa9 \"x\" $(y)'");
+}
+
+TEST(QuoteForMessageTest, EscapesLikeDisplayText) {
+  EXPECT_EQ(QuoteForMessage("nl\n\x1b[2K\rverified OK"), "'nl\\x0a\\x1b[2K\\x0dverified OK'");
+  EXPECT_EQ(QuoteForMessage("rlo\xe2\x80\xae"
+                            "gpj.exe\xe2\x80\x8f"),
+            "'rlo\\u{202E}gpj.exe\\u{200F}'");
+  EXPECT_EQ(QuoteForMessage("\xff\xc2\x9b"), "'\\xff\\u{009B}'");
+  // A name spelling an escape differs from the escaped character...
+  EXPECT_EQ(QuoteForMessage("\\x1b"), "'\\\\x1b'");
+  EXPECT_EQ(QuoteForMessage("\x1b"), "'\\x1b'");
+  // Quotes are text like any other.
+  EXPECT_EQ(QuoteForMessage("dict(descr='<f4'"), "'dict(descr='<f4''");
+}
+
+TEST(QuoteForMessageTest, CutsLongTextAtACharacter) {
+  EXPECT_EQ(QuoteForMessage(std::string(200, 'L')), "'" + std::string(200, 'L') + "'");
+  EXPECT_EQ(QuoteForMessage(std::string(201, 'L')), "'" + std::string(200, 'L') + "...'");
+  EXPECT_EQ(
+      QuoteForMessage(std::string(5000, '\n')), "'" + [] {
+        std::string s;
+        for (int i = 0; i < 200; ++i) s += "\\x0a";
+        return s;
+      }() + "...'");
+  // The cut never splits a character: U+00E9 at bytes 39-40 is left out whole.
+  EXPECT_EQ(QuoteForMessage(std::string(39, 'a') + "\xc3\xa9z", 40),
+            "'" + std::string(39, 'a') + "...'");
+  EXPECT_EQ(QuoteForMessage(std::string(38, 'a') + "\xc3\xa9z", 40),
+            "'" + std::string(38, 'a') + "\xc3\xa9...'");
+  // Continuation bytes without a lead are cut where they are.
+  EXPECT_EQ(QuoteForMessage(std::string(10, '\x80'), 4), "'\\x80...'");
+  EXPECT_EQ(QuoteForMessage("/tmp/" + std::string(4000, 'p'), kQuotedPathBytes),
+            "'/tmp/" + std::string(4000, 'p') + "'");
+}
+
 TEST(DisplayTextTest, EscapesEveryByteOfInvalidUtf8) {
   EXPECT_EQ(DisplayText("\x80"), "\\x80");                   // stray continuation
   EXPECT_EQ(DisplayText("\xc3"), "\\xc3");                   // truncated at the end

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "artifact/base/display_text.h"
+
 namespace mlf {
 
 std::optional<uint32_t> FirstControlCharacter(std::string_view name) {
@@ -16,38 +18,12 @@ std::optional<uint32_t> FirstControlCharacter(std::string_view name) {
   return std::nullopt;
 }
 
-std::string QuoteNameForMessage(std::string_view name) {
-  constexpr size_t kShown = 40;
-  std::string out = "\"";
-  for (size_t i = 0; i < name.size() && i < kShown; ++i) {
-    const unsigned char c = static_cast<unsigned char>(name[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    }
-  }
-  if (name.size() > kShown) out += "...";
-  return out + "\"";
-}
-
 Status CheckPrintableName(std::string_view subject, std::string_view name) {
   const std::optional<uint32_t> control = FirstControlCharacter(name);
   if (!control) return Status::Ok();
   char code[16];
   std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(*control));
-  return InvalidArgument(std::string(subject) + " " + QuoteNameForMessage(name) +
+  return InvalidArgument(std::string(subject) + " " + QuoteForMessage(name) +
                          " contains a control character (" + code + "); names must be printable");
 }
 

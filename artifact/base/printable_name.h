@@ -20,14 +20,10 @@ namespace mlf {
 // U+0080-U+009F written in UTF-8 (C2 80 - C2 9F). nullopt when there is none.
 std::optional<uint32_t> FirstControlCharacter(std::string_view name);
 
-// `name` in double quotes for an error message: printable ASCII as is, '"'
-// and '\' with a backslash, \n \r \t, every other byte as \xNN; cut after 40
-// bytes of the name with "..." before the closing quote.
-std::string QuoteNameForMessage(std::string_view name);
-
 // Ok when `name` has no control character, else kInvalidArgument
-//   <subject> "r\n..." contains a control character (U+000A); names must be printable
-// where `subject` names the field, e.g. "node 3: name".
+//   <subject> 'r\x0a...' contains a control character (U+000A); names must be printable
+// where `subject` names the field, e.g. "node 3: name", and the name is
+// quoted by QuoteForMessage (artifact/base/display_text.h).
 Status CheckPrintableName(std::string_view subject, std::string_view name);
 
 }  // namespace mlf

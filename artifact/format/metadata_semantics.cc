@@ -2,6 +2,7 @@
 #include <set>
 #include <string>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/metadata.h"
@@ -12,13 +13,11 @@
 namespace mlf {
 namespace {
 
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
-
 Status CheckTensorSize(const std::string& where, const TensorInfo& t) {
   MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
   MLF_ASSIGN_OR_RETURN(uint64_t expected, ByteSize(dtype, t.shape));
   if (expected != t.size_bytes) {
-    return InvalidArgument(where + " " + Quote(t.name) + ": size_bytes is " +
+    return InvalidArgument(where + " " + QuoteForMessage(t.name) + ": size_bytes is " +
                            std::to_string(t.size_bytes) + " but " + t.dtype +
                            " with this shape takes " + std::to_string(expected));
   }
@@ -33,7 +32,7 @@ Status CheckTensors(const ModuleMetadata& m) {
   uint64_t io_bytes = 0;
   auto check = [&](const char* kind, const TensorInfo& t, std::set<std::string>& names) {
     if (!names.insert(t.name).second) {
-      return InvalidArgument(std::string("duplicate ") + kind + " name " + Quote(t.name));
+      return InvalidArgument(std::string("duplicate ") + kind + " name " + QuoteForMessage(t.name));
     }
     io_bytes += t.size_bytes;
     return CheckTensorSize(kind, t);
@@ -75,12 +74,12 @@ Status CheckParameters(const ModuleMetadata& m, const Metadata& md, bool check_f
   if (!check_files) return ValidateParamIndex(index, UINT64_MAX);
   auto blob = md.files.find(p.path);
   if (blob == md.files.end()) {
-    return NotFound("parameters.path " + Quote(p.path) + " is not listed in files");
+    return NotFound("parameters.path " + QuoteForMessage(p.path) + " is not listed in files");
   }
   if (m.memory.constants_size_bytes != blob->second.size) {
     return InvalidArgument("memory.constants_size_bytes is " +
                            std::to_string(m.memory.constants_size_bytes) +
-                           " but the parameter blob " + Quote(p.path) + " has " +
+                           " but the parameter blob " + QuoteForMessage(p.path) + " has " +
                            std::to_string(blob->second.size) + " bytes");
   }
   return ValidateParamIndex(index, blob->second.size);
@@ -89,7 +88,7 @@ Status CheckParameters(const ModuleMetadata& m, const Metadata& md, bool check_f
 Status CheckReferencedFiles(const ModuleMetadata& m, const Metadata& md) {
   auto listed = [&](const std::string& field, const std::string& path) {
     if (md.files.count(path)) return Status::Ok();
-    return NotFound(field + " " + Quote(path) + " is not listed in files");
+    return NotFound(field + " " + QuoteForMessage(path) + " is not listed in files");
   };
   for (const std::string& s : m.sources) MLF_RETURN_IF_ERROR(listed("sources entry", s));
   if (m.host_library) MLF_RETURN_IF_ERROR(listed("host_library.path", m.host_library->path));
@@ -141,11 +140,11 @@ Status CheckModule(const ModuleMetadata& m, const Metadata& md, bool check_files
 Status CheckFileList(const Metadata& md) {
   for (const auto& [path, entry] : md.files) {
     if (!IsSafeMemberPath(path)) {
-      return PermissionDenied("files entry " + Quote(path) +
+      return PermissionDenied("files entry " + QuoteForMessage(path) +
                               " is not a safe relative path");
     }
     if (path == kMetadataMember || path == kSignatureMember) {
-      return InvalidArgument("files must not list " + Quote(path));
+      return InvalidArgument("files must not list " + QuoteForMessage(path));
     }
   }
   return Status::Ok();
@@ -157,7 +156,7 @@ Status CheckMetadataSemantics(const Metadata& md, bool check_files) {
   MLF_RETURN_IF_ERROR(CheckFileList(md));
   for (const auto& [name, module] : md.modules) {
     MLF_RETURN_IF_ERROR(
-        CheckModule(module, md, check_files).WithContext("module " + Quote(name)));
+        CheckModule(module, md, check_files).WithContext("module " + QuoteForMessage(name)));
   }
   // Names that collide in generated C, macros or file names, or take a
   // reserved name; the messages name the modules.

@@ -120,22 +120,22 @@ TEST(MetadataTest, TensorAndOperatorNamesMustBePrintable) {
   json input = Example();
   input["modules"]["default"]["inputs"][0]["name"] = "in\n0";
   EXPECT_EQ(ParseStatus(input).ToString(),
-            "invalid_argument: metadata.json: module 'default': input 0: name \"in\\n0\" contains a "
+            "invalid_argument: metadata.json: module 'default': input 0: name 'in\\x0a0' contains a "
             "control character (U+000A); names must be printable");
   json output = Example();
   output["modules"]["default"]["outputs"][0]["name"] = "\x1b[2Kout";
   EXPECT_EQ(ParseStatus(output).message(),
-            "metadata.json: module 'default': output 0: name \"\\x1b[2Kout\" contains a control "
+            "metadata.json: module 'default': output 0: name '\\x1b[2Kout' contains a control "
             "character (U+001B); names must be printable");
   json parameter = Example();
   parameter["modules"]["default"]["parameters"]["tensors"][0]["name"] = "w\t0";
   EXPECT_EQ(ParseStatus(parameter).message(),
-            "metadata.json: module 'default': parameter 0: name \"w\\t0\" contains a control "
+            "metadata.json: module 'default': parameter 0: name 'w\\x090' contains a control "
             "character (U+0009); names must be printable");
   json op = Example();
   op["modules"]["default"]["operators"][0]["name"] = "fused\x07";
   EXPECT_EQ(ParseStatus(op).message(),
-            "metadata.json: module 'default': operator 0: name \"fused\\x07\" contains a control "
+            "metadata.json: module 'default': operator 0: name 'fused\\x07' contains a control "
             "character (U+0007); names must be printable");
 }
 

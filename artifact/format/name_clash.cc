@@ -70,8 +70,6 @@ bool IsStdintLimit(std::string_view s) {
   return known_width && (s == "_MIN" || s == "_MAX" || s == "_WIDTH");
 }
 
-std::string QuoteName(std::string_view s) { return "'" + DisplayText(s) + "'"; }
-
 // Who owns a generated name.
 struct Owner {
   enum Kind { kModule, kInput, kOutput, kInterface } kind;
@@ -83,15 +81,15 @@ struct Owner {
 std::string Describe(const Owner& o) {
   switch (o.kind) {
     case Owner::kModule:
-      return "module " + QuoteName(o.module);
+      return "module " + QuoteForMessage(o.module);
     case Owner::kInput:
-      return "input " + QuoteName(o.name);
+      return "input " + QuoteForMessage(o.name);
     case Owner::kOutput:
-      return "output " + QuoteName(o.name);
+      return "output " + QuoteForMessage(o.name);
     case Owner::kInterface:
       break;
   }
-  return "the C interface of module " + QuoteName(o.module);
+  return "the C interface of module " + QuoteForMessage(o.module);
 }
 
 bool SameOwner(const Owner& a, const Owner& b) {
@@ -106,7 +104,9 @@ struct Form {
   bool is_c_name = false;
 };
 
-std::string InModule(const std::string& module) { return "module " + QuoteName(module) + ": "; }
+std::string InModule(const std::string& module) {
+  return "module " + QuoteForMessage(module) + ": ";
+}
 
 Status ClashError(const Owner& first, const Owner& second, const Form& form) {
   const std::string verb = form.is_c_name ? "map to " : "give ";
@@ -115,8 +115,8 @@ Status ClashError(const Owner& first, const Owner& second, const Form& form) {
                            ", which " + Describe(first) + " defines as " + first.name);
   }
   if (first.kind == Owner::kModule) {
-    return InvalidArgument("modules " + QuoteName(first.module) + " and " +
-                           QuoteName(second.module) + " both " + verb + form.what);
+    return InvalidArgument("modules " + QuoteForMessage(first.module) + " and " +
+                           QuoteForMessage(second.module) + " both " + verb + form.what);
   }
   if (SameOwner(first, second)) {
     return InvalidArgument(InModule(first.module) + Describe(first) + " is listed twice");
@@ -130,9 +130,9 @@ Status ClashError(const Owner& first, const Owner& second, const Form& form) {
     return InvalidArgument(InModule(first.module) + Describe(first) + " and " + Describe(second) +
                            " both " + verb + form.what + note);
   }
-  return InvalidArgument(Describe(first) + " of module " + QuoteName(first.module) + " and " +
-                         Describe(second) + " of module " + QuoteName(second.module) + " both " +
-                         verb + form.what + note);
+  return InvalidArgument(Describe(first) + " of module " + QuoteForMessage(first.module) + " and " +
+                         Describe(second) + " of module " + QuoteForMessage(second.module) +
+                         " both " + verb + form.what + note);
 }
 
 // Hands out generated names; the second owner of one is an error.
@@ -146,14 +146,14 @@ class NameTable {
 
   Status AddModule(const std::string& module) {
     if (module.size() > kMaxModuleNameBytes) {
-      return InvalidArgument("module " + QuoteName(module.substr(0, 40) + "...") + " has a name of " +
+      return InvalidArgument("module " + QuoteForMessage(module, 40) + " has a name of " +
                              std::to_string(module.size()) + " bytes; module names become file " +
                              "names and may be at most " + std::to_string(kMaxModuleNameBytes) +
                              " bytes");
     }
     const std::string c = SanitizeCName(module);
     const Owner owner{Owner::kModule, module, "", c};
-    MLF_RETURN_IF_ERROR(Claim({"c:" + c, "the C name " + QuoteName(c), true}, owner));
+    MLF_RETURN_IF_ERROR(Claim({"c:" + c, "the C name " + QuoteForMessage(c), true}, owner));
     const std::string guard = "TVMGEN_" + ToMacroCase(c) + "_H_";
     return Claim({"macro:" + guard,
                   "the header guard " + guard +
@@ -185,11 +185,12 @@ class NameTable {
         const std::string reserved = ReservedCNameReason(t.c_name);
         if (!reserved.empty()) {
           return InvalidArgument(InModule(module) + Describe(owner) + " has the C name " +
-                                 QuoteName(t.c_name) + ", which " + reserved);
+                                 QuoteForMessage(t.c_name) + ", which " + reserved);
         }
         std::string key = "member:" + module;
         key.push_back('\0');
-        MLF_RETURN_IF_ERROR(Claim({key + t.c_name, "the C name " + QuoteName(t.c_name), true}, owner));
+        MLF_RETURN_IF_ERROR(
+            Claim({key + t.c_name, "the C name " + QuoteForMessage(t.c_name), true}, owner));
         const std::string macro = prefix + ToMacroCase(t.c_name) + "_SIZE";
         MLF_RETURN_IF_ERROR(Claim({"macro:" + macro, "the macro " + macro, false}, owner));
       }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <utility>
 
+#include "artifact/base/display_text.h"
 #include "artifact/base/atomic_file.h"
 
 namespace mlf {
@@ -22,6 +23,7 @@ constexpr size_t kMagicAndVersionSize = 8;
 constexpr size_t kDataAlign = 64;            // numpy's ARRAY_ALIGN
 constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy's GROWTH_AXIS_MAX_DIGITS
 constexpr uint64_t kMaxV1HeaderSize = 0xFFFF;
+// How much of a key, descr or number from the header a message shows.
 constexpr size_t kMaxQuoted = 40;
 constexpr size_t kReadChunk = 1 << 16;
 
@@ -49,24 +51,6 @@ std::string SupportedDescrs() {
     out += "'" + DescrFor(d) + "'";
   }
   return out;
-}
-
-// Text from the file as it appears in messages: quoted, control and non-ASCII
-// bytes escaped, cut short so a hostile header cannot flood the terminal.
-std::string Quote(std::string_view text, size_t max = kMaxQuoted) {
-  std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < max; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof(buf), "\\x%02X", c);
-      out += buf;
-    }
-  }
-  if (text.size() > max) out += "...";
-  return out + "'";
 }
 
 // --- preamble: magic, version, header length ---
@@ -157,7 +141,7 @@ class HeaderParser {
   Status NotADict() const {
     if (pos_ == text_.size()) return InvalidArgument("the .npy header is not a dict: it is empty");
     return InvalidArgument("the .npy header is not a dict: it starts with " +
-                           Quote(text_.substr(pos_), 16));
+                           QuoteForMessage(text_.substr(pos_), 16));
   }
   Status Malformed(const std::string& what) const {
     return InvalidArgument("malformed .npy header at byte " + std::to_string(base_ + pos_) + ": " +
@@ -197,22 +181,28 @@ class HeaderParser {
       if (q != '\'' && q != '"') return Malformed("expected a quoted key or '}'");
       MLF_ASSIGN_OR_RETURN(std::string_view key, ParseString());
       SkipSpace();
-      if (!Consume(':')) return Malformed("expected ':' after the key " + Quote(key));
+      if (!Consume(':')) {
+        return Malformed("expected ':' after the key " + QuoteForMessage(key, kMaxQuoted));
+      }
       SkipSpace();
       MLF_RETURN_IF_ERROR(ParseValue(key, fields));
       SkipSpace();
       if (Consume('}')) return Status::Ok();
-      if (!Consume(',')) return Malformed("expected ',' or '}' after the value of " + Quote(key));
+      if (!Consume(',')) {
+        return Malformed("expected ',' or '}' after the value of " +
+                         QuoteForMessage(key, kMaxQuoted));
+      }
     }
   }
 
   Status ParseValue(std::string_view key, HeaderFields& fields) {
     if (key != "descr" && key != "fortran_order" && key != "shape") {
-      return InvalidArgument("unknown key " + Quote(key) +
+      return InvalidArgument("unknown key " + QuoteForMessage(key, kMaxQuoted) +
                              " in the .npy header (expected 'descr', 'fortran_order' and 'shape')");
     }
     if (Has(fields, key)) {
-      return InvalidArgument("the key " + Quote(key) + " appears twice in the .npy header");
+      return InvalidArgument("the key " + QuoteForMessage(key, kMaxQuoted) +
+                             " appears twice in the .npy header");
     }
     if (key == "descr") {
       MLF_ASSIGN_OR_RETURN(fields.descr, ParseDescr());
@@ -299,7 +289,8 @@ class HeaderParser {
     }
     if (too_large || magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       return OutOfRange("the .npy shape dimension " +
-                        Quote(text_.substr(start, pos_ - start)) + " is too large");
+                        QuoteForMessage(text_.substr(start, pos_ - start), kMaxQuoted) +
+                        " is too large");
     }
     const int64_t value = static_cast<int64_t>(magnitude);
     return negative ? -value : value;
@@ -323,10 +314,11 @@ Result<DType> DescrToDType(std::string_view descr) {
       if (order == '<' || DTypeSize(d.dtype) == 1) return d.dtype;
       const std::string fix = "; save with dtype '<" + std::string(code) + "'";
       if (order == '>') return Unimplemented("big-endian data is not supported" + fix);
-      return Unimplemented("the .npy descr " + Quote(descr) + " has no explicit byte order" + fix);
+      return Unimplemented("the .npy descr " + QuoteForMessage(descr, kMaxQuoted) +
+                           " has no explicit byte order" + fix);
     }
   }
-  return Unimplemented("unsupported .npy descr " + Quote(descr) +
+  return Unimplemented("unsupported .npy descr " + QuoteForMessage(descr, kMaxQuoted) +
                        " (supported: " + SupportedDescrs() + ")");
 }
 

@@ -408,7 +408,7 @@ TEST(ParseNpy, HeaderNotADict) {
       {"", StatusCode::kInvalidArgument, "the .npy header is not a dict: it is empty"},
       {"   \n", StatusCode::kInvalidArgument, "the .npy header is not a dict: it is empty"},
       {"[1, 2]\n", StatusCode::kInvalidArgument,
-       "the .npy header is not a dict: it starts with '[1, 2]\\x0A'"},
+       "the .npy header is not a dict: it starts with '[1, 2]\\x0a'"},
       {"dict(descr='<f4', fortran_order=False, shape=())", StatusCode::kInvalidArgument,
        "the .npy header is not a dict: it starts with 'dict(descr='<f4'...'"},
   });

@@ -5,10 +5,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "artifact/base/display_text.h"
+
 namespace mlf {
 namespace {
-
-std::string Quoted(const std::string& name) { return "'" + name + "'"; }
 
 std::string Range(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
@@ -20,7 +20,7 @@ uint64_t AlignUp(uint64_t n) {
 
 // Shape errors keep their text but are reported as a bad index entry.
 Status ShapeError(const std::string& name, const Status& status) {
-  return InvalidArgument("parameter " + Quoted(name) + ": " + status.message());
+  return InvalidArgument("parameter " + QuoteForMessage(name) + ": " + status.message());
 }
 
 // The checks that concern one entry on its own.
@@ -28,7 +28,7 @@ Status ValidateEntry(const ParamTensor& t, size_t position, uint64_t blob_size) 
   if (t.name.empty()) {
     return InvalidArgument("parameter " + std::to_string(position) + ": name is empty");
   }
-  const std::string who = "parameter " + Quoted(t.name) + ": ";
+  const std::string who = "parameter " + QuoteForMessage(t.name) + ": ";
   if (t.offset % kParamAlignment != 0) {
     return InvalidArgument(who + "offset " + std::to_string(t.offset) + " is not " +
                            std::to_string(kParamAlignment) + "-byte aligned");
@@ -57,8 +57,9 @@ Status CheckUniqueNames(const std::vector<ParamTensor>& index) {
   for (size_t i = 0; i < index.size(); ++i) {
     auto [it, inserted] = first_seen.emplace(index[i].name, i);
     if (!inserted) {
-      return InvalidArgument("parameter " + Quoted(index[i].name) + " appears twice (entries " +
-                             std::to_string(it->second) + " and " + std::to_string(i) + ")");
+      return InvalidArgument("parameter " + QuoteForMessage(index[i].name) +
+                             " appears twice (entries " + std::to_string(it->second) + " and " +
+                             std::to_string(i) + ")");
     }
   }
   return Status::Ok();
@@ -77,7 +78,8 @@ Status CheckNoOverlap(const std::vector<ParamTensor>& index) {
     const ParamTensor& a = index[order[k - 1]];
     const ParamTensor& b = index[order[k]];
     if (b.offset < a.offset + a.size_bytes) {
-      return InvalidArgument("parameters " + Quoted(a.name) + " and " + Quoted(b.name) +
+      return InvalidArgument("parameters " + QuoteForMessage(a.name) + " and " +
+                             QuoteForMessage(b.name) +
                              " overlap: " + Range(a.offset, a.offset + a.size_bytes) + " and " +
                              Range(b.offset, b.offset + b.size_bytes));
     }
@@ -92,14 +94,14 @@ Status ParamBlobBuilder::Add(std::string name, DType dtype, std::vector<int64_t>
   if (finished_) return FailedPrecondition("ParamBlobBuilder::Add after Finish");
   if (name.empty()) return InvalidArgument("parameter name is empty");
   if (names_.count(name) > 0) {
-    return InvalidArgument("parameter " + Quoted(name) + " is added twice");
+    return InvalidArgument("parameter " + QuoteForMessage(name) + " is added twice");
   }
   Result<uint64_t> expected = ByteSize(dtype, shape);
   if (!expected.ok()) return ShapeError(name, expected.status());
   if (bytes.size() != *expected) {
-    return InvalidArgument("parameter " + Quoted(name) + ": " + std::to_string(bytes.size()) +
-                           " bytes given but " + DTypeName(dtype) + " " + FormatShape(shape) +
-                           " needs " + std::to_string(*expected));
+    return InvalidArgument("parameter " + QuoteForMessage(name) + ": " +
+                           std::to_string(bytes.size()) + " bytes given but " + DTypeName(dtype) +
+                           " " + FormatShape(shape) + " needs " + std::to_string(*expected));
   }
   const uint64_t offset = AlignUp(blob_.size());
   blob_.resize(offset, '\0');

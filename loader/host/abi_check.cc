@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/dtype.h"
 
 namespace mlf {
@@ -13,13 +14,15 @@ Status Differs(const std::string& field, const T& library, const T& metadata) {
                             ", metadata.json says " + metadata);
 }
 
-std::string Str(const char* s) { return s ? std::string("'") + s + "'" : "(null)"; }
-std::string Str(const std::string& s) { return "'" + s + "'"; }
+// A name from the library's tables, which may be missing.
+std::string QuoteOrNull(const char* s) { return s ? QuoteForMessage(s) : "(null)"; }
 
 Status CheckTensor(const std::string& where, const mlf_tensor_info& lib, const TensorInfo& md) {
-  if (lib.name == nullptr || md.name != lib.name) return Differs(where + " name", Str(lib.name), Str(md.name));
+  if (lib.name == nullptr || md.name != lib.name) {
+    return Differs(where + " name", QuoteOrNull(lib.name), QuoteForMessage(md.name));
+  }
   if (lib.c_name == nullptr || md.c_name != lib.c_name) {
-    return Differs(where + " C name", Str(lib.c_name), Str(md.c_name));
+    return Differs(where + " C name", QuoteOrNull(lib.c_name), QuoteForMessage(md.c_name));
   }
   MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(md.dtype));
   const DLDataType want = ToDLPack(dtype);

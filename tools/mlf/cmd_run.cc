@@ -87,8 +87,8 @@ Status SetInputs(AotExecutor& exec, const RunConfig& config, bool zeros_allowed)
   for (int i = 0; i < exec.num_inputs(); ++i) {
     if (given[i]) continue;
     MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.input_info(i));
-    return InvalidArgument("input '" + spec.name + "' has no value: pass --input " + spec.c_name +
-                           "=FILE.npy or --random-inputs SEED");
+    return InvalidArgument("input " + QuoteForMessage(spec.name) + " has no value: pass --input " +
+                           spec.c_name + "=FILE.npy or --random-inputs SEED");
   }
   return Status::Ok();
 }

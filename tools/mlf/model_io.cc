@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "artifact/base/display_text.h"
 #include "artifact/archive/signature.h"
 #include "artifact/format/tensor_values.h"
 #include "loader/host/tensor_check.h"
@@ -9,21 +10,23 @@
 namespace mlf::cli {
 namespace {
 
+// Module names from the archive, for a message: escaped, not quoted.
 std::string Join(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + DisplayText(n);
   return out;
 }
 
 Status CheckNpyMatches(const char* kind, const TensorSpec& spec, const NpyArray& array) {
   if (array.dtype != spec.dtype) {
-    return InvalidArgument(std::string(kind) + " '" + spec.name + "': the .npy file holds " +
-                           DTypeName(array.dtype) + ", the model expects " + DTypeName(spec.dtype));
+    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(spec.name) +
+                           ": the .npy file holds " + DTypeName(array.dtype) +
+                           ", the model expects " + DTypeName(spec.dtype));
   }
   if (array.shape != spec.shape) {
-    return InvalidArgument(std::string(kind) + " '" + spec.name + "': the .npy file has shape " +
-                           FormatShape(array.shape) + ", the model expects " +
-                           FormatShape(spec.shape));
+    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(spec.name) +
+                           ": the .npy file has shape " + FormatShape(array.shape) +
+                           ", the model expects " + FormatShape(spec.shape));
   }
   return Status::Ok();
 }
@@ -50,7 +53,8 @@ Result<std::string> SelectModule(const ModelLibrary& library, const std::string&
     for (const std::string& n : names) {
       if (n == requested) return n;
     }
-    return NotFound("no module named '" + requested + "' (the archive has: " + Join(names) + ")");
+    return NotFound("no module named " + QuoteForMessage(requested) +
+                    " (the archive has: " + Join(names) + ")");
   }
   if (names.size() == 1) return names[0];
   return InvalidArgument("the archive has " + std::to_string(names.size()) +

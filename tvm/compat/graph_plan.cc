@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "tvm/format/tvm_params.h"
@@ -12,8 +13,6 @@ namespace mlf::tvm_compat {
 namespace {
 
 constexpr uint64_t kStorageAlignment = 64;
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 uint64_t AlignUp(uint64_t n) { return (n + kStorageAlignment - 1) / kStorageAlignment * kStorageAlignment; }
 
@@ -27,7 +26,7 @@ Status CheckCalls(const GraphProgram& g) {
     }
     if (call.num_inputs != 1 || call.args.size() != 2 ||
         g.entries[call.args[0]].bytes != g.entries[call.args[1]].bytes) {
-      return InvalidArgument(call.function + " node " + Quote(call.node_name) +
+      return InvalidArgument(call.function + " node " + QuoteForMessage(call.node_name) +
                              " does not have one input and one output of the same size");
     }
   }
@@ -36,21 +35,22 @@ Status CheckCalls(const GraphProgram& g) {
 
 Status MatchParameter(const GraphEntry& entry, const NamedTensor& param) {
   if (entry.dtype != param.dtype || entry.shape != param.shape) {
-    return InvalidArgument("parameter " + Quote(param.name) + " is " + DTypeName(param.dtype) +
-                           FormatShape(param.shape) + " in the .params file but " +
-                           DTypeName(entry.dtype) + FormatShape(entry.shape) + " in the graph");
+    return InvalidArgument("parameter " + QuoteForMessage(param.name) + " is " +
+                           DTypeName(param.dtype) + FormatShape(param.shape) +
+                           " in the .params file but " + DTypeName(entry.dtype) +
+                           FormatShape(entry.shape) + " in the graph");
   }
   return Status::Ok();
 }
 
 Status MatchTensor(const char* kind, const TensorInfo& t, const GraphEntry& e) {
   if (e.bytes != t.size_bytes) {
-    return InvalidArgument(std::string(kind) + " " + Quote(t.name) + " is " +
+    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(t.name) + " is " +
                            std::to_string(t.size_bytes) + " bytes, its graph entry " +
                            std::to_string(e.bytes));
   }
   if (!t.dtype.empty() && t.dtype != DTypeName(e.dtype)) {
-    return InvalidArgument(std::string(kind) + " " + Quote(t.name) + " is " + t.dtype +
+    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(t.name) + " is " + t.dtype +
                            ", its graph entry " + DTypeName(e.dtype));
   }
   return Status::Ok();
@@ -73,7 +73,7 @@ Status BindArguments(const ModuleMetadata& m, const std::vector<NamedTensor>& pa
     auto param = std::find_if(params.begin(), params.end(),
                               [&](const NamedTensor& p) { return p.name == arg.name; });
     if (param == params.end()) {
-      return NotFound("graph argument " + Quote(arg.name) +
+      return NotFound("graph argument " + QuoteForMessage(arg.name) +
                       " is neither an input of the module nor a parameter in the .params file");
     }
     MLF_RETURN_IF_ERROR(MatchParameter(g.entries[arg.entry], *param));
@@ -84,7 +84,8 @@ Status BindArguments(const ModuleMetadata& m, const std::vector<NamedTensor>& pa
   }
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     if (plan->input_entries[i] < 0) {
-      return NotFound("input " + Quote(m.inputs[i].name) + " is not an argument of the graph");
+      return NotFound("input " + QuoteForMessage(m.inputs[i].name) +
+                      " is not an argument of the graph");
     }
   }
   plan->constants_index = blob.index();
@@ -147,7 +148,7 @@ Status PlaceStorage(GraphPlan* plan) {
 Status CheckPackedFunctionName(const std::string& function) {
   if (function.empty() || SanitizeCName(function) != function ||
       std::isdigit(static_cast<unsigned char>(function[0])) || function.rfind("mlf_", 0) == 0) {
-    return InvalidArgument("function " + Quote(function) +
+    return InvalidArgument("function " + QuoteForMessage(function) +
                            " is not a C identifier the generated code can call (names starting "
                            "with mlf_ are mlfkit's)");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/base/c_text.h"
 #include "artifact/format/dtype.h"
@@ -11,8 +12,6 @@
 
 namespace mlf::tvm_compat {
 namespace {
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 std::string Number(uint64_t v) { return std::to_string(v); }
 
@@ -102,15 +101,16 @@ Result<std::vector<TensorInfo>> OperatorBuffers(const std::string& who, const Tv
     t.shape_known = true;
     t.size_bytes = b.size_bytes;
     Result<DType> dtype = ParseDType(b.dtype);
-    if (!dtype.ok()) return dtype.status().WithContext(who + ": buffer " + Quote(t.name));
+    if (!dtype.ok()) return dtype.status().WithContext(who + ": buffer " + QuoteForMessage(t.name));
     Result<uint64_t> bytes = ByteSize(*dtype, b.shape);
     if (!bytes.ok() || *bytes != b.size_bytes) {
-      return FailedPrecondition(who + ": buffer " + Quote(t.name) + " of " + b.function + " is " +
-                                Number(b.size_bytes) + " bytes, which its dtype " + b.dtype +
-                                " and shape " + FormatShape(b.shape) + " contradict");
+      return FailedPrecondition(who + ": buffer " + QuoteForMessage(t.name) + " of " + b.function +
+                                " is " + Number(b.size_bytes) + " bytes, which its dtype " +
+                                b.dtype + " and shape " + FormatShape(b.shape) + " contradict");
     }
     if (!c_names.insert(t.c_name).second) {
-      return FailedPrecondition(who + ": two buffers are both called " + Quote(t.c_name) + " in C");
+      return FailedPrecondition(who + ": two buffers are both called " + QuoteForMessage(t.c_name) +
+                                " in C");
     }
     out.push_back(std::move(t));
   }

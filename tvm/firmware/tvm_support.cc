@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/toolchain/host_build.h"
@@ -10,8 +11,6 @@
 
 namespace mlf::firmware {
 namespace {
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 std::string Join(const std::vector<std::string>& items, const std::string& separator) {
   std::string out;
@@ -24,7 +23,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 }
 
 std::string Who(const std::string& name, const ModuleMetadata& m) {
-  return "module " + Quote(name) + " (TVM archive, metadata version " +
+  return "module " + QuoteForMessage(name) + " (TVM archive, metadata version " +
          std::to_string(m.tvm->version) + ")";
 }
 
@@ -67,12 +66,12 @@ Status CheckTensors(const std::string& who, const ModuleMetadata& m) {
     for (const TensorInfo& t : *list) {
       if (t.dtype.empty()) {
         return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
-                                  Quote(t.name) + " (metadata.json has no memory " + kind +
-                                  "s and there is no Relay text)");
+                                  QuoteForMessage(t.name) + " (metadata.json has no memory " +
+                                  kind + "s and there is no Relay text)");
       }
       if (t.size_bytes == 0 && !t.shape_known) {
         return FailedPrecondition(who + ": the archive does not say the size of " + kind + " " +
-                                  Quote(t.name));
+                                  QuoteForMessage(t.name));
       }
     }
   }
@@ -95,7 +94,7 @@ Result<ModuleKind> KindOf(const std::string& who, const std::string& name, const
     return ModuleKind::kTvmGraph;
   }
   if (tvm.executor != Executor::kAot) {
-    return Unimplemented(who + " uses executor " + Quote(tvm.executor ? ToString(*tvm.executor) : "") +
+    return Unimplemented(who + " uses executor " + QuoteForMessage(tvm.executor ? ToString(*tvm.executor) : "") +
                          "; mlf project builds TVM's aot and graph executors");
   }
   const std::string c = SanitizeCName(name);
@@ -121,8 +120,9 @@ Status Flatten(const std::string& who, std::vector<TensorInfo>* tensors) {
     if (t.shape_known) continue;
     MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
     if (t.size_bytes % DTypeSize(dtype) != 0) {
-      return FailedPrecondition(who + ": " + Quote(t.name) + " is " + std::to_string(t.size_bytes) +
-                                " bytes, not a whole number of " + t.dtype + " elements");
+      return FailedPrecondition(who + ": " + QuoteForMessage(t.name) + " is " +
+                                std::to_string(t.size_bytes) + " bytes, not a whole number of " +
+                                t.dtype + " elements");
     }
     t.shape = {static_cast<int64_t>(t.size_bytes / DTypeSize(dtype))};
     t.shape_known = true;
@@ -160,7 +160,9 @@ Result<std::map<std::string, ModuleKind>> PrepareTvmMetadata(Metadata* metadata,
                                                             const Platform& platform) {
   std::map<std::string, ModuleKind> kinds;
   for (auto& [name, m] : metadata->modules) {
-    if (!m.tvm) return Internal("module " + Quote(name) + " of a TVM archive has no TVM details");
+    if (!m.tvm) {
+      return Internal("module " + QuoteForMessage(name) + " of a TVM archive has no TVM details");
+    }
     MLF_ASSIGN_OR_RETURN(ModuleKind kind, TvmModuleKind(name, m, platform));
     const std::string who = Who(name, m);
     if (kind == ModuleKind::kTvmOperator) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/name_clash.h"
@@ -13,8 +14,6 @@
 
 namespace mlf {
 namespace {
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 constexpr char kSrcDir[] = "codegen/host/src/";
 constexpr char kIncludeDir[] = "codegen/host/include/";
@@ -208,7 +207,9 @@ class ModuleCompleter {
 
   void Use(const std::string& path) { used_->insert(path); }
 
-  void Problem(Status s) { problems_->push_back(s.WithContext("module " + Quote(name_))); }
+  void Problem(Status s) {
+    problems_->push_back(s.WithContext("module " + QuoteForMessage(name_)));
+  }
 
   void Note(const std::string& text) { notes_.push_back(text); }
 
@@ -388,7 +389,7 @@ class ModuleCompleter {
     std::vector<bool> header_used(header_members ? header_members->size() : 0, false);
     for (size_t i = 0; i < base.size(); ++i) {
       IoCandidate& c = base[i];
-      const std::string what = std::string(kind) + " " + Quote(c.name);
+      const std::string what = std::string(kind) + " " + QuoteForMessage(c.name);
       size_t position = base.size() + i;  // unmatched: after the matched, in base order
       if (std::optional<size_t> s = signature.Find(c.name)) {
         const SignatureTensor& t = from_signature[*s];
@@ -396,8 +397,8 @@ class ModuleCompleter {
         if (!t.dtype.empty()) {
           Result<DType> d = ParseDType(t.dtype);
           if (!d.ok()) {
-            Problem(InvalidArgument(what + ": dtype " + Quote(t.dtype) + " in " + SigPath() +
-                                    " is not supported by mlfkit"));
+            Problem(InvalidArgument(what + ": dtype " + QuoteForMessage(t.dtype) + " in " +
+                                    SigPath() + " is not supported by mlfkit"));
           } else if (c.dtype.empty()) {
             c.dtype = DTypeName(*d);
           } else if (c.dtype != DTypeName(*d)) {
@@ -460,7 +461,7 @@ class ModuleCompleter {
       for (size_t h = 0; h < header_members->size(); ++h) {
         if (!header_used[h]) {
           Problem(InvalidArgument(tvm_.header_path + " declares " + kind + " " +
-                                  Quote((*header_members)[h]) +
+                                  QuoteForMessage((*header_members)[h]) +
                                   ", which neither metadata.json nor the model signature names"));
         }
       }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/jsonschema/json_limits.h"
@@ -19,8 +20,6 @@ namespace mlf {
 namespace {
 
 using nlohmann::json;
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 const JsonSchema& TvmSchema(int version) {
   // Compiled once each; the embedded schemas are part of the binary, so a
@@ -88,7 +87,8 @@ Result<std::vector<std::string>> TargetStrings(const json& target) {
 Result<std::string> CheckedDType(const std::string& where, const std::string& dtype) {
   Result<DType> d = ParseDType(dtype);
   if (!d.ok()) {
-    return InvalidArgument(where + ": dtype " + Quote(dtype) + " is not supported by mlfkit");
+    return InvalidArgument(where + ": dtype " + QuoteForMessage(dtype) +
+                           " is not supported by mlfkit");
   }
   return std::string(DTypeName(*d));
 }
@@ -99,7 +99,8 @@ Result<std::vector<TensorInfo>> TensorsFromMap(const std::string& kind, const js
     TensorInfo t;
     t.name = name;
     t.c_name = SanitizeCName(name);
-    MLF_ASSIGN_OR_RETURN(t.dtype, CheckedDType(kind + " " + Quote(name), entry.at("dtype").get<std::string>()));
+    MLF_ASSIGN_OR_RETURN(t.dtype, CheckedDType(kind + " " + QuoteForMessage(name),
+                                               entry.at("dtype").get<std::string>()));
     t.size_bytes = entry.at("size").get<uint64_t>();
     t.shape_known = false;
     out.push_back(std::move(t));
@@ -173,7 +174,7 @@ Result<ModuleMetadata> ModuleFrom(const json& j, int version) {
   for (const json& e : j.at("executors")) {
     m.executors.push_back(ReadExecutor(e.get<std::string>()));
     if (m.executors.back() == Executor::kUnknown) {
-      tvm.notes.push_back("executor " + Quote(e.get<std::string>()) +
+      tvm.notes.push_back("executor " + QuoteForMessage(e.get<std::string>()) +
                           " is unknown to mlfkit (it knows aot and graph)");
     }
   }
@@ -187,7 +188,7 @@ Result<ModuleMetadata> ModuleFrom(const json& j, int version) {
     if (api.empty()) continue;
     InterfaceApiValue value = ReadInterfaceApi(api);
     if (value == InterfaceApi::kUnknown) {
-      tvm.notes.push_back("interface API " + Quote(api) +
+      tvm.notes.push_back("interface API " + QuoteForMessage(api) +
                           " (target option -interface-api) is unknown to mlfkit (it knows c and "
                           "packed)");
     }
@@ -235,7 +236,8 @@ Status CheckModuleNamesPrintable(const json& j) {
   for (const auto& [name, module] : modules->items()) {
     MLF_RETURN_IF_ERROR(CheckPrintableName("metadata.json: module name", name));
     if (module.is_object()) {
-      MLF_RETURN_IF_ERROR(model_name(module, "metadata.json: module " + Quote(name) + ": "));
+      MLF_RETURN_IF_ERROR(
+          model_name(module, "metadata.json: module " + QuoteForMessage(name) + ": "));
     }
   }
   return Status::Ok();
@@ -287,14 +289,14 @@ Result<Metadata> ParseTvmMetadata(std::string_view json_text) {
   if (j.contains("modules")) {  // v7 full models
     for (const auto& [name, module] : j["modules"].items()) {
       Result<ModuleMetadata> m = ModuleFrom(module, md.version);
-      if (!m.ok()) return m.status().WithContext("metadata.json: module " + Quote(name));
+      if (!m.ok()) return m.status().WithContext("metadata.json: module " + QuoteForMessage(name));
       if (md.modules.empty()) md.export_datetime = module.at("export_datetime").get<std::string>();
       md.modules.emplace(name, std::move(*m));
     }
   } else {
     const std::string name = j.at("model_name").get<std::string>();
     Result<ModuleMetadata> m = ModuleFrom(j, md.version);
-    if (!m.ok()) return m.status().WithContext("metadata.json: module " + Quote(name));
+    if (!m.ok()) return m.status().WithContext("metadata.json: module " + QuoteForMessage(name));
     md.export_datetime = j.at("export_datetime").get<std::string>();
     md.modules.emplace(name, std::move(*m));
   }

@@ -253,22 +253,22 @@ TEST(ParseTvmMetadataTest, ModuleNamesWithControlCharactersAreRefused) {
   json v5 = V5();
   v5["model_name"] = "add\n$(shell echo X > PWNED)\n#";
   EXPECT_EQ(ParseTvmMetadata(v5.dump()).status().ToString(),
-            "invalid_argument: metadata.json: model_name \"add\\n$(shell echo X > PWNED)\\n#\" "
+            "invalid_argument: metadata.json: model_name 'add\\x0a$(shell echo X > PWNED)\\x0a#' "
             "contains a control character (U+000A); names must be printable");
   json v6 = V6();
   v6["model_name"] = "m\xc2\x85";  // U+0085 NEXT LINE, a C1 control
   EXPECT_EQ(ParseTvmMetadata(v6.dump()).status().message(),
-            "metadata.json: model_name \"m\\xc2\\x85\" contains a control character (U+0085); "
+            "metadata.json: model_name 'm\\u{0085}' contains a control character (U+0085); "
             "names must be printable");
   json key = V7();
   key["modules"]["a\x1b[2K"] = key["modules"]["default"];
   EXPECT_EQ(ParseTvmMetadata(key.dump()).status().message(),
-            "metadata.json: module name \"a\\x1b[2K\" contains a control character (U+001B); "
+            "metadata.json: module name 'a\\x1b[2K' contains a control character (U+001B); "
             "names must be printable");
   json inner = V7();
   inner["modules"]["default"]["model_name"] = std::string("de\x7f");
   EXPECT_EQ(ParseTvmMetadata(inner.dump()).status().message(),
-            "metadata.json: module 'default': model_name \"de\\x7f\" contains a control character "
+            "metadata.json: module 'default': model_name 'de\\x7f' contains a control character "
             "(U+007F); names must be printable");
   json printable = V5();
   printable["model_name"] = "add $(shell touch PWNED) ; `touch PWNED` */ #[[ \\";

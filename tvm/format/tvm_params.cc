@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "artifact/base/display_text.h"
+
 namespace mlf {
 namespace {
 
@@ -16,30 +18,10 @@ constexpr int32_t kCpuDeviceType = 1;  // kDLCPU; TVM always saves CPU tensors
 constexpr uint64_t kMinNameBytes = 8;    // u64 length, empty name
 constexpr uint64_t kMinArrayBytes = 40;  // 0-d header (32) + nbytes (8)
 
-constexpr size_t kMaxQuotedName = 64;
-
 std::string Hex64(uint64_t v) {
   char buf[19];
   std::snprintf(buf, sizeof(buf), "0x%016llX", static_cast<unsigned long long>(v));
   return buf;
-}
-
-// A name as it appears in messages: quoted, control bytes escaped, and cut
-// short so a hostile name cannot flood the terminal.
-std::string QuoteName(std::string_view name) {
-  std::string out = "'";
-  for (size_t i = 0; i < name.size() && i < kMaxQuotedName; ++i) {
-    const unsigned char c = static_cast<unsigned char>(name[i]);
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof(buf), "\\x%02X", c);
-      out += buf;
-    }
-  }
-  if (name.size() > kMaxQuotedName) out += "...";
-  return out + "'";
 }
 
 // Sequential little-endian reads that fail instead of running off the end.
@@ -128,7 +110,7 @@ Result<std::vector<std::string>> ReadNames(Cursor& c) {
     MLF_ASSIGN_OR_RETURN(std::string name, ReadName(c, i));
     auto [it, inserted] = seen.emplace(name, i);
     if (!inserted) {
-      return InvalidArgument(std::string(kCtx) + ": name " + QuoteName(name) +
+      return InvalidArgument(std::string(kCtx) + ": name " + QuoteForMessage(name) +
                              " appears twice (names " + std::to_string(it->second) + " and " +
                              std::to_string(i) + ")");
     }
@@ -217,7 +199,7 @@ Result<std::string> ReadData(Cursor& c, const std::string& ctx, DType dtype,
 
 Result<NamedTensor> ReadArray(Cursor& c, uint64_t i, const std::string& name) {
   const std::string ctx =
-      std::string(kCtx) + ": tensor " + std::to_string(i) + " (" + QuoteName(name) + ")";
+      std::string(kCtx) + ": tensor " + std::to_string(i) + " (" + QuoteForMessage(name) + ")";
   MLF_RETURN_IF_ERROR(ReadArrayPrefix(c, ctx));
   MLF_ASSIGN_OR_RETURN(const int32_t ndim, ReadNdim(c, ctx));
   NamedTensor t;

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "tvm/format/tvm_archive.h"
@@ -12,8 +13,6 @@
 
 namespace mlf {
 namespace {
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 constexpr char kCompatRoot[] = "mlf_tvm/";
 
@@ -35,7 +34,7 @@ std::string Join(const std::vector<std::string>& words) {
 // The graph plan of graph module `module` from its captured members.
 Result<tvm_compat::GraphPlan> PlanTvmGraph(const std::string& module, const ModuleMetadata& m,
                                            const std::map<std::string, std::string>& members) {
-  const std::string who = "module " + Quote(module);
+  const std::string who = "module " + QuoteForMessage(module);
   auto graph = members.find(m.tvm->graph_path);
   if (graph == members.end()) {
     return Internal(who + ": its graph JSON " + m.tvm->graph_path + " was not captured");
@@ -62,12 +61,12 @@ std::string PlatformForCpu(const std::string& mcpu) {
 
 Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
   const TvmModuleInfo& tvm = *m.tvm;
-  const std::string who = "module " + Quote(module) + " (TVM archive, metadata version " +
+  const std::string who = "module " + QuoteForMessage(module) + " (TVM archive, metadata version " +
                           std::to_string(tvm.version) + ")";
   const bool op = m.style == ModuleStyle::kOperator;
   const bool graph = !op && tvm.executor == Executor::kGraph;
   if (!op && tvm.executor == Executor::kUnknown) {
-    return Unimplemented(who + " uses executor " + Quote(ToString(*tvm.executor)) +
+    return Unimplemented(who + " uses executor " + QuoteForMessage(ToString(*tvm.executor)) +
                          "; mlf run runs TVM's aot and graph executors");
   }
   if (graph && tvm.graph_path.empty()) {
@@ -111,12 +110,12 @@ Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
       const char* kind = list == &m.inputs ? "input" : "output";
       if (t.dtype.empty()) {
         return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
-                                  Quote(t.name) + " (metadata.json has no memory " + kind +
-                                  "s and there is no Relay text)");
+                                  QuoteForMessage(t.name) + " (metadata.json has no memory " +
+                                  kind + "s and there is no Relay text)");
       }
       if (t.size_bytes == 0 && !t.shape_known) {
         return FailedPrecondition(who + ": the archive does not say the size of " + kind + " " +
-                                  Quote(t.name));
+                                  QuoteForMessage(t.name));
       }
     }
   }
@@ -142,7 +141,8 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
   std::vector<TensorInfo> inputs = m.inputs, outputs = m.outputs;
   if (m.style == ModuleStyle::kOperator) {
     // Every buffer is an input and an output (operator_source.h).
-    MLF_ASSIGN_OR_RETURN(inputs, tvm_compat::OperatorBuffers("module " + Quote(module), *m.tvm));
+    MLF_ASSIGN_OR_RETURN(inputs,
+                         tvm_compat::OperatorBuffers("module " + QuoteForMessage(module), *m.tvm));
     outputs = inputs;
     const std::string ops = std::string(kCompatRoot) + "src/mlf_tvm_operators_" + c_module + ".c";
     b.files.push_back(StagedFile{ops, tvm_compat::OperatorRunSource(module, c_module, *m.tvm, inputs)});
@@ -223,7 +223,8 @@ std::map<std::string, Status> TvmHostChecks(const std::string& archive, const Me
     Status support = TvmHostSupport(name, m);
     const bool needs_members = wanted.count(m.tvm->graph_path) > 0;
     if (support.ok() && needs_members && !members.ok()) {
-      support = members.status().WithContext("module " + Quote(name) + ": reading its graph");
+      support =
+          members.status().WithContext("module " + QuoteForMessage(name) + ": reading its graph");
     } else if (support.ok() && needs_members) {
       support = TvmHostCheck(name, m, *members);
     }
@@ -237,14 +238,17 @@ Result<std::vector<TensorSpec>> TvmTensorSpecs(const std::string& module, const 
   std::vector<TensorSpec> specs;
   for (const TensorInfo& t : tensors) {
     Result<DType> dtype = ParseDType(t.dtype);
-    if (!dtype.ok()) return dtype.status().WithContext("module " + Quote(module) + ": " + kind + " " + Quote(t.name));
+    if (!dtype.ok()) {
+      return dtype.status().WithContext("module " + QuoteForMessage(module) + ": " + kind + " " +
+                                        QuoteForMessage(t.name));
+    }
     TensorSpec spec{t.name, t.c_name, *dtype, t.shape, t.size_bytes};
     if (!t.shape_known) {
       const uint64_t element = DTypeSize(*dtype);
       if (t.size_bytes % element != 0) {
-        return FailedPrecondition("module " + Quote(module) + ": " + kind + " " + Quote(t.name) +
-                                  " is " + std::to_string(t.size_bytes) + " bytes, not a whole number of " +
-                                  t.dtype + " elements");
+        return FailedPrecondition("module " + QuoteForMessage(module) + ": " + kind + " " +
+                                  QuoteForMessage(t.name) + " is " + std::to_string(t.size_bytes) +
+                                  " bytes, not a whole number of " + t.dtype + " elements");
       }
       spec.shape = {static_cast<int64_t>(t.size_bytes / element)};
     }

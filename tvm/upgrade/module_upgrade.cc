@@ -1,5 +1,6 @@
 #include "tvm/upgrade/module_upgrade.h"
 
+#include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/param_blob.h"
@@ -10,8 +11,6 @@
 
 namespace mlf::tvm_upgrade {
 namespace {
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 uint64_t Align64(uint64_t n) { return (n + 63) / 64 * 64; }
 
@@ -35,13 +34,15 @@ Status CheckTensors(const std::string& who, const ModuleMetadata& m) {
     for (const TensorInfo& t : *list) {
       if (t.dtype.empty()) {
         return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
-                                  Quote(t.name) + "; version-8 metadata records every dtype");
+                                  QuoteForMessage(t.name) +
+                                  "; version-8 metadata records every dtype");
       }
       if (!t.shape_known) {
-        return FailedPrecondition(
-            who + ": the shape of " + kind + " " + Quote(t.name) + " is unknown (" +
-            std::to_string(t.size_bytes) + " bytes; the archive has no Relay text or graph JSON "
-            "that says it); version-8 metadata records every shape and upgrade does not invent one");
+        return FailedPrecondition(who + ": the shape of " + kind + " " + QuoteForMessage(t.name) +
+                                  " is unknown (" + std::to_string(t.size_bytes) +
+                                  " bytes; the archive has no Relay text or graph JSON "
+                                  "that says it); version-8 metadata records every shape and "
+                                  "upgrade does not invent one");
       }
     }
   }
@@ -185,7 +186,7 @@ std::optional<ParametersInfo> BlobParameters(const std::string& c, const tvm_com
 
 Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
   const TvmModuleInfo& tvm = *m.tvm;
-  const std::string who = "module " + Quote(name) + " (TVM metadata version " +
+  const std::string who = "module " + QuoteForMessage(name) + " (TVM metadata version " +
                           std::to_string(tvm.version) + ")";
   if (m.style == ModuleStyle::kOperator) {
     // Version-8 modules are full models whose inputs and outputs are
@@ -200,7 +201,7 @@ Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
   }
   const bool graph = tvm.executor == Executor::kGraph;
   if (tvm.executor == Executor::kUnknown) {
-    return Unimplemented(who + " uses executor " + Quote(ToString(*tvm.executor)) +
+    return Unimplemented(who + " uses executor " + QuoteForMessage(ToString(*tvm.executor)) +
                          "; upgrade converts TVM's aot and graph executors");
   }
   if (graph && tvm.graph_path.empty()) {
@@ -237,7 +238,7 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   MLF_RETURN_IF_ERROR(CheckUpgradable(name, m));
   const TvmModuleInfo& tvm = *m.tvm;
   const std::string c = SanitizeCName(name);
-  const std::string who = "module " + Quote(name);
+  const std::string who = "module " + QuoteForMessage(name);
   const bool graph = tvm.executor == Executor::kGraph;
   RewrittenCode code;
   tvm_compat::GraphPlan plan;
