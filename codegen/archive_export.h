@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "artifact/toolchain/host_build.h"
-#include "artifact/format/metadata.h"
 #include "artifact/archive/pack.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/toolchain/host_build.h"
 
 namespace mlf {
 

@@ -1,8 +1,8 @@
 #include "codegen/c_interface.h"
 
+#include "artifact/base/c_text.h"
 #include "artifact/format/c_interface.h"
 #include "artifact/format/c_name.h"
-#include "artifact/base/c_text.h"
 
 namespace mlf {
 

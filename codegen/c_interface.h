@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf {

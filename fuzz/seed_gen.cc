@@ -25,9 +25,9 @@
 
 #include "artifact/format/dtype.h"
 #include "artifact/format/npy.h"
-#include "tvm/format/tvm_params.h"
 #include "fuzz/test_key.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
+#include "tvm/format/tvm_params.h"
 
 namespace mlf {
 namespace {

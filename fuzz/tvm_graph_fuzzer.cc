@@ -21,10 +21,10 @@
 #include <string>
 #include <string_view>
 
-#include "tvm/format/tvm_params.h"
 #include "fuzz/fuzz_target.h"
 #include "tvm/compat/graph_plan.h"
 #include "tvm/compat/graph_source.h"
+#include "tvm/format/tvm_params.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 // accepts again with the same names, dtypes, shapes and data.
 #include <string>
 
-#include "tvm/format/tvm_params.h"
 #include "fuzz/fuzz_target.h"
+#include "tvm/format/tvm_params.h"
 
 MLF_FUZZ_TARGET(tvm_params) {
   auto tensors = mlf::ReadTvmParams(mlf::fuzz::AsView(data, size));

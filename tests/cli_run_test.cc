@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "artifact/archive/signature.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/npy.h"
-#include "artifact/archive/signature.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"

@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/base/digest.h"
 #include "artifact/archive/signature.h"
+#include "artifact/base/digest.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 
@@ -481,7 +481,7 @@ TEST_F(CliTest, GnuTarListsMetadataFirstAndEveryMember) {
   EXPECT_EQ(r.exit_code, 0) << Why(r);
   EXPECT_EQ(r.out, std::string("metadata.json\nmetadata.json.sig\n") + kHeader + "\n" + kSource + "\n");
 
-  // Owner, mode and time as design section 2 says.
+  // Owner, mode and time as docs/archive-format.md, "Container", says.
   CommandResult v = Tar({"--full-time", "-tvf", dir_ + "/t.none"});
   EXPECT_EQ(v.exit_code, 0) << Why(v);
   for (const std::string& line : Lines(v.out)) {

@@ -47,10 +47,10 @@
 
 #include <gtest/gtest.h>
 
-#include "artifact/base/digest.h"
-#include "artifact/base/scratch_dir.h"
 #include "artifact/archive/signature.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/digest.h"
+#include "artifact/base/scratch_dir.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"

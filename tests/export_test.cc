@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "artifact/format/npy.h"
-#include "artifact/format/tensor_values.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/verify.h"
+#include "artifact/format/npy.h"
+#include "artifact/format/tensor_values.h"
 #include "codegen/frontend/onnx_frontend.h"
 #include "codegen/frontend/yaml_frontend.h"
 #include "codegen/reference/interpreter.h"

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "artifact/archive/archive_reader.h"
-#include "artifact/format/npy.h"
 #include "artifact/archive/sign.h"
 #include "artifact/archive/signature.h"
+#include "artifact/format/npy.h"
 #include "loader/firmware/project.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/test_files.h"

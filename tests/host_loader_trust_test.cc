@@ -20,9 +20,9 @@
 #include <gtest/gtest.h>
 
 #include "artifact/archive/archive_reader.h"
-#include "artifact/base/digest.h"
 #include "artifact/archive/sign.h"
 #include "artifact/archive/signature.h"
+#include "artifact/base/digest.h"
 #include "loader/host/compile_cache.h"
 #include "loader/host/model_library.h"
 #include "loader/host/verification_memo.h"

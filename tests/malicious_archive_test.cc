@@ -51,9 +51,9 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/archive/archive_reader.h"
-#include "artifact/base/digest.h"
 #include "artifact/archive/pack.h"
 #include "artifact/archive/signature.h"
+#include "artifact/base/digest.h"
 #include "tests/run_command.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"

@@ -52,11 +52,11 @@
 #include <string>
 #include <vector>
 
+#include "codegen/archive_export.h"
+#include "codegen/compiler.h"
 #include "codegen/frontend/onnx_frontend.h"
 #include "codegen/frontend/tensor_proto.h"
 #include "codegen/ops/op.h"
-#include "codegen/archive_export.h"
-#include "codegen/compiler.h"
 #include "codegen/reference/interpreter.h"
 #include "loader/host/model_library.h"
 #include "loader/host/tensor_check.h"

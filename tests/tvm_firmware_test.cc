@@ -16,10 +16,10 @@
 #include <sstream>
 
 
-#include "artifact/toolchain/host_build.h"
-#include "artifact/format/npy.h"
-#include "artifact/base/subprocess.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/subprocess.h"
+#include "artifact/format/npy.h"
+#include "artifact/toolchain/host_build.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
 #include "loader/firmware/testing/firmware_testing.h"

@@ -15,14 +15,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "artifact/format/npy.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/verify.h"
+#include "artifact/format/npy.h"
 #include "loader/host/model_library.h"
-#include "tvm/upgrade/upgrade.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
+#include "tvm/upgrade/upgrade.h"
 
 namespace mlf {
 namespace {

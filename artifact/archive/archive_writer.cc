@@ -17,9 +17,9 @@
 #include <thread>
 
 #include "artifact/archive/archive_source.h"
-#include "artifact/base/display_text.h"
 #include "artifact/base/atomic_file.h"
 #include "artifact/base/digest.h"
+#include "artifact/base/display_text.h"
 
 namespace mlf {
 

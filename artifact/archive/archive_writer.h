@@ -1,6 +1,6 @@
 // Deterministic POSIX tar (pax) writer for Model Library Format archives.
 //
-// Layout guarantees (design section 2):
+// Layout guarantees (docs/archive-format.md, "Container"):
 //  - members appear in the order given: `first` (metadata.json), then `rest`
 //    in the caller's order (the caller sorts);
 //  - every header has mode 0644, uid/gid 0, empty uname/gname, the caller's

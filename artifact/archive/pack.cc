@@ -10,9 +10,9 @@
 #include <set>
 #include <sstream>
 
+#include "artifact/archive/signature.h"
 #include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
-#include "artifact/archive/signature.h"
 
 namespace mlf {
 namespace {

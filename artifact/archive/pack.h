@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "artifact/archive/archive_writer.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf {
 

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "artifact/archive/archive_reader.h"
-#include "artifact/base/digest.h"
 #include "artifact/archive/signature.h"
-#include "artifact/archive/verify.h"
 #include "artifact/archive/testing/example_archive.h"
+#include "artifact/archive/verify.h"
+#include "artifact/base/digest.h"
 
 namespace mlf {
 namespace {

@@ -13,8 +13,8 @@
 
 #include "artifact/archive/archive_reader.h"
 #include "artifact/archive/archive_source.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 #include "tvm/format/tvm_archive.h"
 
 namespace mlf {

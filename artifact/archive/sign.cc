@@ -12,8 +12,8 @@
 
 #include "artifact/archive/archive_writer.h"
 #include "artifact/archive/pack.h"
-#include "artifact/base/scratch_dir.h"
 #include "artifact/archive/signature.h"
+#include "artifact/base/scratch_dir.h"
 
 namespace mlf {
 namespace {

@@ -16,8 +16,8 @@
 
 #include "artifact/archive/archive_reader.h"
 #include "artifact/archive/archive_source.h"
-#include "artifact/base/status.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "artifact/archive/safe_extract.h"
-#include "artifact/base/status.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/status.h"
 
 namespace mlf {
 

@@ -2,10 +2,10 @@
 
 #include <set>
 
-#include "artifact/base/digest.h"
-#include "artifact/base/display_text.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/signature.h"
+#include "artifact/base/digest.h"
+#include "artifact/base/display_text.h"
 
 namespace mlf {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "artifact/format/c_name.h"
 #include "artifact/base/c_text.h"
+#include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 
 namespace mlf {

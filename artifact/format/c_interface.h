@@ -1,5 +1,5 @@
-// The C interface of a module (generated-code ABI version 1, DESIGN.md
-// section 3, schemas/model_abi.h): the header tvmgen_<mod>.h and the
+// The C interface of a module (generated-code ABI version 1, docs/design.md
+// "Generated-code ABI", schemas/model_abi.h): the header tvmgen_<mod>.h and the
 // definition of tvmgen_<mod>_metadata(). Both follow from metadata alone, so
 // every code path that produces an archive (the compiler in codegen/, mlf
 // upgrade in tvm/upgrade/, hand-written fixtures) writes the same
@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf {
 

@@ -1,4 +1,4 @@
-// C identifiers derived from tensor and module names (design section 3).
+// C identifiers derived from tensor and module names (docs/design.md, "Generated-code ABI").
 #ifndef MLFKIT_ARTIFACT_FORMAT_C_NAME_H_
 #define MLFKIT_ARTIFACT_FORMAT_C_NAME_H_
 

@@ -1,4 +1,4 @@
-// The embedded metadata v8 schema against DESIGN.md section 2's example and
+// The embedded metadata v8 schema against a complete example module and
 // against the mistakes it exists to catch, with their exact messages.
 #include <fstream>
 #include <iterator>
@@ -18,7 +18,7 @@ using json = nlohmann::json;
 constexpr char kSchemaName[] = "metadata-v8.schema.json";
 const std::string kHex64(64, 'a');
 
-// DESIGN.md section 2, with real digests and the writer's "files".
+// A complete module of every field (docs/archive-format.md), with real digests and the writer's "files".
 json ExampleMetadata() {
   json metadata = json::parse(R"({
     "version": 8,

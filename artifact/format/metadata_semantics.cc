@@ -3,12 +3,12 @@
 #include <string>
 
 #include "artifact/base/display_text.h"
+#include "artifact/base/printable_name.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/metadata.h"
 #include "artifact/format/name_clash.h"
 #include "artifact/format/param_blob.h"
-#include "artifact/base/printable_name.h"
 
 namespace mlf {
 namespace {

@@ -3,8 +3,8 @@
 #include <map>
 #include <set>
 
-#include "artifact/format/c_name.h"
 #include "artifact/base/display_text.h"
+#include "artifact/format/c_name.h"
 
 namespace mlf {
 namespace {

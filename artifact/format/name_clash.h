@@ -1,4 +1,4 @@
-// The one rule for names that become C (DESIGN.md section 3, ABI version 1):
+// The one rule for names that become C (docs/design.md, "Generated-code ABI", version 1):
 // every module and every input and output must stay distinct in every form
 // generated code and tools give it, and must not take a name that C or the
 // generated code already uses.
@@ -40,8 +40,8 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf {
 

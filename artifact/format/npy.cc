@@ -12,8 +12,8 @@
 #include <optional>
 #include <utility>
 
-#include "artifact/base/display_text.h"
 #include "artifact/base/atomic_file.h"
+#include "artifact/base/display_text.h"
 
 namespace mlf {
 namespace {

@@ -45,8 +45,8 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/format/dtype.h"
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf {
 

@@ -20,8 +20,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "artifact/format/dtype.h"
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf {
 

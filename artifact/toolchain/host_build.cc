@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "artifact/base/atomic_file.h"
-#include "artifact/format/c_name.h"
 #include "artifact/base/scratch_dir.h"
 #include "artifact/base/subprocess.h"
+#include "artifact/format/c_name.h"
 
 namespace mlf {
 namespace {

@@ -5,8 +5,8 @@
 #include <set>
 #include <sstream>
 
-#include "artifact/format/c_name.h"
 #include "artifact/base/c_text.h"
+#include "artifact/format/c_name.h"
 #include "artifact/format/param_blob.h"
 #include "codegen/emit/memory_plan.h"
 #include "codegen/emit/node_function.h"

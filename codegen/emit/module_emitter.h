@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "artifact/toolchain/host_build.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/toolchain/host_build.h"
 #include "codegen/ir/graph.h"
 
 namespace mlf::emit {

@@ -23,8 +23,8 @@
 #include <string>
 #include <string_view>
 
-#include "artifact/format/dtype.h"
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 #include "codegen/frontend/tensor_limits.h"
 #include "codegen/ir/host_tensor.h"
 

@@ -25,11 +25,11 @@
 #include <utility>
 #include <vector>
 
-#include "artifact/format/dtype.h"
-#include "artifact/jsonschema/json_schema.h"
-#include "artifact/format/npy.h"
 #include "artifact/base/printable_name.h"
+#include "artifact/format/dtype.h"
+#include "artifact/format/npy.h"
 #include "artifact/format/tensor_values.h"
+#include "artifact/jsonschema/json_schema.h"
 #include "codegen/ops/op.h"
 #include "schemas/embedded.h"
 

@@ -22,8 +22,8 @@
 #include <variant>
 #include <vector>
 
-#include "artifact/format/dtype.h"
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 #include "codegen/ir/host_tensor.h"
 
 namespace mlf::ir {

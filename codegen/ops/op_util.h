@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "artifact/format/dtype.h"
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 #include "codegen/ir/graph.h"
 #include "codegen/ops/op.h"
 

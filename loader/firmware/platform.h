@@ -1,5 +1,5 @@
 // The platforms `mlf project` generates firmware for: the host itself, and
-// three Arm MPS2 FPGA boards that QEMU emulates (design section 5).
+// three Arm MPS2 FPGA boards that QEMU emulates (docs/design.md, "Firmware loader").
 //
 // The boards share one memory map (templates/mps2.ld): 4 MiB of ZBT SSRAM1
 // at 0x00000000 used as flash, 4 MiB of ZBT SSRAM2/3 at 0x20000000 used as

@@ -4,9 +4,9 @@
 #include "loader/firmware/project_readme.h"
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
+#include "tvm/compat/compat.h"
 #include "tvm/firmware/tvm_sources.h"
 #include "tvm/firmware/tvm_support.h"
-#include "tvm/compat/compat.h"
 
 namespace mlf::firmware {
 namespace {

@@ -1,5 +1,5 @@
 // The firmware loader: turns a version-8 archive into a standalone C project
-// for a microcontroller or the host (design section 5), e.g.
+// for a microcontroller or the host (docs/design.md, "Firmware loader"), e.g.
 //
 //   ProjectOptions options;
 //   options.platform = "mps2-an385";
@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/base/status.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/status.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/project_plan.h"

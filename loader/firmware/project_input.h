@@ -17,9 +17,9 @@
 #include <map>
 #include <string>
 
-#include "artifact/format/metadata.h"
-#include "artifact/base/status.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf::firmware {
 

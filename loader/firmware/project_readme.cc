@@ -1,8 +1,8 @@
 #include "loader/firmware/project_readme.h"
 
+#include "artifact/base/markdown_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
-#include "artifact/base/markdown_text.h"
 #include "loader/firmware/build_files.h"
 #include "loader/firmware/c_text.h"
 #include "loader/firmware/templates.h"

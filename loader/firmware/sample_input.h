@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf::firmware {
 

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 #include "mlf/model_abi.h"
 
 namespace mlf {

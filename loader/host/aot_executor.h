@@ -1,4 +1,4 @@
-// AotExecutor: runs one module of a loaded archive (design section 4).
+// AotExecutor: runs one module of a loaded archive (docs/design.md, "Host loader").
 //
 // The Module-based Model Runtime Interface on DLPack tensors:
 //
@@ -35,8 +35,8 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/format/dtype.h"
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf {
 

@@ -14,9 +14,9 @@
 #include <set>
 #include <string>
 
-#include "artifact/toolchain/host_build.h"
 #include "artifact/archive/archive_source.h"
 #include "artifact/archive/verify.h"
+#include "artifact/toolchain/host_build.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
 

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/toolchain/host_build.h"
 #include "artifact/base/status.h"
+#include "artifact/toolchain/host_build.h"
 #include "loader/host/shared_object.h"
 
 namespace mlf {

@@ -7,9 +7,9 @@
 #include "loader/host/compile_cache.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
-#include "tvm/host/tvm_module.h"
-#include "tvm/compat/compat.h"
 #include "loader/host/verification_memo.h"
+#include "tvm/compat/compat.h"
+#include "tvm/host/tvm_module.h"
 #include "mlf/model_abi.h"
 
 namespace mlf {

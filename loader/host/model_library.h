@@ -1,4 +1,4 @@
-// ModelLibrary: an archive loaded on this host (design section 4).
+// ModelLibrary: an archive loaded on this host (docs/design.md, "Host loader").
 //
 // Open() reads the archive once, in this order, and loads no code before
 // all of it has passed:
@@ -50,9 +50,9 @@
 
 #include "artifact/archive/archive_reader.h"
 #include "artifact/archive/archive_source.h"
-#include "artifact/toolchain/host_build.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/toolchain/host_build.h"
 #include "loader/host/aot_executor.h"
 
 namespace mlf {

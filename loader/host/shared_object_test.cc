@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "artifact/base/digest.h"
-#include "artifact/toolchain/host_build.h"
 #include "artifact/base/testing/test_files.h"
+#include "artifact/toolchain/host_build.h"
 
 namespace mlf {
 namespace {

@@ -1,8 +1,8 @@
 // mlf export: models (ONNX or YAML) -> one Model Library Format archive.
 #include <iostream>
 
-#include "artifact/format/c_name.h"
 #include "artifact/base/display_text.h"
+#include "artifact/format/c_name.h"
 #include "codegen/archive_export.h"
 #include "codegen/compiler.h"
 #include "codegen/model_import.h"

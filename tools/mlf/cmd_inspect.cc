@@ -9,13 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/base/display_text.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/signature.h"
-#include "tvm/host/tvm_module.h"
+#include "artifact/base/display_text.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"
 #include "tools/mlf/table.h"
+#include "tvm/host/tvm_module.h"
 
 namespace mlf::cli {
 namespace {

@@ -1,8 +1,8 @@
 // mlf project: an archive as a standalone firmware project; optionally built and run.
 #include <iostream>
 
-#include "artifact/base/display_text.h"
 #include "artifact/archive/signature.h"
+#include "artifact/base/display_text.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
 #include "tools/mlf/command.h"

@@ -1,12 +1,12 @@
 // mlf upgrade: a TVM archive (metadata versions 5-7) -> a version-8 archive.
 #include <iostream>
 
-#include "artifact/base/display_text.h"
 #include "artifact/archive/pack.h"
-#include "tvm/upgrade/upgrade.h"
+#include "artifact/base/display_text.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"
+#include "tvm/upgrade/upgrade.h"
 
 namespace mlf::cli {
 namespace {

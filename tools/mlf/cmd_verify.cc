@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "artifact/base/display_text.h"
 #include "artifact/archive/signature.h"
 #include "artifact/archive/verify.h"
-#include "tvm/host/tvm_module.h"
+#include "artifact/base/display_text.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"
+#include "tvm/host/tvm_module.h"
 
 namespace mlf::cli {
 namespace {

@@ -2,7 +2,7 @@
 //
 // Every subcommand lives in its own cmd_<name>.cc and exposes one Command.
 // main.cc dispatches on the first word; `help` is generated from the table.
-// Exit codes (design section 7): 0 success, 1 a failed operation or check,
+// Exit codes (docs/design.md, "The command line"): 0 success, 1 a failed operation or check,
 // 2 bad usage. Errors go to stderr as "mlf: error: ...".
 #ifndef MLFKIT_TOOLS_MLF_COMMAND_H_
 #define MLFKIT_TOOLS_MLF_COMMAND_H_

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "artifact/base/display_text.h"
 #include "artifact/archive/signature.h"
+#include "artifact/base/display_text.h"
 #include "artifact/format/tensor_values.h"
 #include "loader/host/tensor_check.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/format/npy.h"
 #include "artifact/base/status.h"
+#include "artifact/format/npy.h"
 #include "loader/host/model_library.h"
 #include "tools/mlf/args.h"
 

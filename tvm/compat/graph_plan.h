@@ -41,9 +41,9 @@
 #include <string_view>
 #include <vector>
 
+#include "artifact/base/status.h"
 #include "artifact/format/metadata.h"
 #include "artifact/format/param_blob.h"
-#include "artifact/base/status.h"
 #include "tvm/compat/graph_program.h"
 
 namespace mlf::tvm_compat {

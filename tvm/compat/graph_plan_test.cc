@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/toolchain/host_build.h"
-#include "tvm/format/tvm_params.h"
 #include "tvm/compat/compat.h"
 #include "tvm/compat/graph_source.h"
+#include "tvm/format/tvm_params.h"
 
 namespace mlf::tvm_compat {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "artifact/base/c_text.h"
 #include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
-#include "artifact/base/c_text.h"
 #include "artifact/format/dtype.h"
 #include "tvm/compat/graph_plan.h"
 #include "tvm/compat/packed_call.h"

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf::tvm_compat {
 

@@ -6,8 +6,8 @@
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/toolchain/host_build.h"
-#include "tvm/format/tvm_code.h"
 #include "tvm/compat/operator_source.h"
+#include "tvm/format/tvm_code.h"
 
 namespace mlf::firmware {
 namespace {

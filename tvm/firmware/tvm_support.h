@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_plan.h"
 

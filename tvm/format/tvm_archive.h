@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "artifact/archive/archive_reader.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf {
 

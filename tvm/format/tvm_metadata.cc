@@ -7,14 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/base/display_text.h"
+#include "artifact/base/printable_name.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
+#include "artifact/format/name_clash.h"
 #include "artifact/jsonschema/json_limits.h"
 #include "artifact/jsonschema/json_schema.h"
-#include "artifact/format/name_clash.h"
-#include "artifact/base/printable_name.h"
-#include "tvm/format/tvm_params.h"
 #include "schemas/embedded.h"
+#include "tvm/format/tvm_params.h"
 
 namespace mlf {
 namespace {
@@ -119,7 +119,7 @@ Status FullModelMemory(const json& memory, ModuleMetadata* m) {
     mm.io_size_bytes = main.at("io_size_bytes").get<uint64_t>();
     tvm.main_memory.push_back(mm);
   }
-  // The executor gives TVM code main[0]'s workspace (DESIGN.md section 6).
+  // The executor gives TVM code main[0]'s workspace (docs/archive-format.md, "TVM archives").
   const json& main0 = functions.at("main")[0];
   m->memory.workspace_size_bytes = tvm.main_memory[0].workspace_size_bytes;
   m->memory.constants_size_bytes = tvm.main_memory[0].constants_size_bytes;

@@ -41,8 +41,8 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 #include "tvm/format/tvm_code.h"
 #include "tvm/format/tvm_params.h"
 

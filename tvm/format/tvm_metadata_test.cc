@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/format/dtype.h"
-#include "tvm/format/tvm_relay.h"
 #include "schemas/embedded.h"
+#include "tvm/format/tvm_relay.h"
 
 namespace mlf {
 namespace {

@@ -1,6 +1,6 @@
 // TVM's `.params` format (`parameters/<mod>.params` in TVM archives): a
 // dictionary of named CPU tensors, read from untrusted archives and written
-// for compatibility. Layout, all little-endian (DESIGN.md section 6):
+// for compatibility. Layout, all little-endian (docs/archive-format.md, "The .params layout"):
 //
 //   u64 magic 0xF7E58D4F05049CB7, u64 reserved,
 //   u64 n, n x (u64 length, name bytes),
@@ -27,8 +27,8 @@
 #include <string_view>
 #include <vector>
 
-#include "artifact/format/dtype.h"
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 
 namespace mlf {
 

@@ -12,7 +12,7 @@ namespace {
 constexpr uint64_t kFileMagic = 0xF7E58D4F05049CB7;
 constexpr uint64_t kArrayMagic = 0xDD5E40F096B4A13F;
 
-// Spells a file field by field, straight from the layout in DESIGN.md, so the
+// Spells a file field by field, straight from the layout in docs/archive-format.md ("The .params layout"), so the
 // tests do not depend on WriteTvmParams being right.
 class Bytes {
  public:

@@ -1,5 +1,5 @@
 // Tensor signatures from the text TVM archives carry beside metadata.json,
-// which never records shapes (DESIGN.md section 6):
+// which never records shapes (docs/archive-format.md, "TVM archives"):
 //
 //   - the Relay text of the model (src/<mod>.relay, v<=6 src/relay.txt):
 //       def @main(%input_1: Tensor[(1, 28, 28, 1), float32] /* ty=... */,

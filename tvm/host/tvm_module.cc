@@ -6,10 +6,10 @@
 #include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
-#include "tvm/format/tvm_archive.h"
 #include "tvm/compat/compat.h"
 #include "tvm/compat/graph_source.h"
 #include "tvm/compat/operator_source.h"
+#include "tvm/format/tvm_archive.h"
 
 namespace mlf {
 namespace {

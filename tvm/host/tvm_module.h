@@ -54,9 +54,9 @@
 #include <vector>
 
 #include "artifact/archive/archive_reader.h"
-#include "artifact/toolchain/host_build.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/toolchain/host_build.h"
 #include "loader/host/aot_executor.h"
 
 namespace mlf {

@@ -2,9 +2,9 @@
 
 #include <sstream>
 
+#include "artifact/base/c_text.h"
 #include "artifact/format/c_interface.h"
 #include "artifact/format/c_name.h"
-#include "artifact/base/c_text.h"
 
 namespace mlf::tvm_upgrade {
 namespace {

@@ -1,6 +1,6 @@
 // The C that `mlf upgrade` adds to a TVM module so that it implements
-// mlfkit's generated-code ABI, version 1 (schemas/model_abi.h, DESIGN.md
-// section 3), over TVM's own entry point:
+// mlfkit's generated-code ABI, version 1 (schemas/model_abi.h,
+// docs/design.md "Generated-code ABI"), over TVM's own entry point:
 //
 //   - the interface header codegen/host/include/tvmgen_<mod>.h of ABI v1.
 //     Its input and output structs are TVM's (same tag, same void* members
@@ -29,8 +29,8 @@
 #include <cstdint>
 #include <string>
 
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf::tvm_upgrade {
 

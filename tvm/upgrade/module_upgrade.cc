@@ -4,10 +4,10 @@
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/param_blob.h"
+#include "tvm/compat/graph_source.h"
 #include "tvm/format/tvm_code.h"
 #include "tvm/upgrade/adapter.h"
 #include "tvm/upgrade/c_rewrite.h"
-#include "tvm/compat/graph_source.h"
 
 namespace mlf::tvm_upgrade {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "artifact/toolchain/host_build.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/toolchain/host_build.h"
 
 namespace mlf::tvm_upgrade {
 

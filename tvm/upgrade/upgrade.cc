@@ -4,12 +4,12 @@
 #include <utility>
 
 #include "artifact/archive/archive_assembler.h"
-#include "artifact/base/digest.h"
 #include "artifact/archive/pack.h"
 #include "artifact/archive/read_metadata.h"
+#include "artifact/base/digest.h"
 #include "artifact/toolchain/host_library_builder.h"
-#include "tvm/format/tvm_archive.h"
 #include "tvm/compat/compat.h"
+#include "tvm/format/tvm_archive.h"
 #include "tvm/upgrade/module_upgrade.h"
 
 namespace mlf {

@@ -38,9 +38,9 @@
 
 #include "artifact/archive/archive_reader.h"
 #include "artifact/archive/archive_writer.h"
-#include "artifact/toolchain/host_build.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
+#include "artifact/toolchain/host_build.h"
 
 namespace mlf {
 

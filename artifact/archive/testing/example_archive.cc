@@ -14,8 +14,8 @@
 #include <sstream>
 
 #include "artifact/archive/archive_reader.h"
-#include "artifact/base/digest.h"
 #include "artifact/archive/pack.h"
+#include "artifact/base/digest.h"
 
 namespace mlf {
 namespace testutil {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "artifact/archive/archive_writer.h"
-#include "artifact/format/metadata.h"
 #include "artifact/base/testing/test_files.h"
+#include "artifact/format/metadata.h"
 
 namespace mlf {
 namespace testutil {

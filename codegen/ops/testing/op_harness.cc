@@ -12,8 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "artifact/toolchain/host_build.h"
 #include "artifact/format/tensor_values.h"
+#include "artifact/toolchain/host_build.h"
 #include "codegen/emit/node_function.h"
 #include "codegen/ops/op.h"
 #include "codegen/reference/interpreter.h"

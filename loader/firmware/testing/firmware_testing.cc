@@ -2,9 +2,9 @@
 
 #include <sstream>
 
+#include "artifact/base/subprocess.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/npy.h"
-#include "artifact/base/subprocess.h"
 #include "artifact/format/tensor_values.h"
 #include "loader/host/model_library.h"
 #include "loader/host/tensor_check.h"

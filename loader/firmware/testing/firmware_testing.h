@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "artifact/base/status.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/metadata.h"
-#include "artifact/base/status.h"
 #include "loader/firmware/sample_input.h"
 
 namespace mlf::firmware::testing {
