@@ -99,8 +99,8 @@ int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs,struct tvmgen_de
 std::string DenseLib1(const std::string& prelude) {
   return R"(// tvm target: c -keys=cpu -link-params=1
 #define TVM_EXPORTS
-#include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
 #include <math.h>
 )" + prelude + R"(
 #ifdef __cplusplus
@@ -306,8 +306,8 @@ int32_t tvmgen_second_run(struct tvmgen_second_inputs* inputs,struct tvmgen_seco
 
 const char kPairLib1[] = R"(// tvm target: c -keys=cpu
 #define TVM_EXPORTS
-#include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
 #include <math.h>
 
 #ifdef __cplusplus
@@ -462,8 +462,8 @@ int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs,struct tvmgen_de
 
 const char kScaleLib1[] = R"(// tvm target: c -keys=cpu -link-params=0 -executor=aot -interface-api=c -unpacked-api=1
 #define TVM_EXPORTS
-#include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
 #include <math.h>
 #ifdef __cplusplus
 extern "C"
@@ -515,8 +515,8 @@ def @main(%input: Tensor[(2, 2), float32]) -> Tensor[(2, 2), float32] {
 
 const char kGraphLib0[] = R"(// tvm target: c -keys=cpu -link-params=0
 #define TVM_EXPORTS
-#include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
 #include <math.h>
 #ifdef __cplusplus
 extern "C"
@@ -621,8 +621,8 @@ int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs,struct tvmgen_de
 
 const char kArmLib1[] = R"(// tvm target: c -keys=arm_cpu,cpu -mcpu=cortex-m4
 #define TVM_EXPORTS
-#include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
 #include <math.h>
 #include <arm_acle.h>
 
@@ -866,8 +866,8 @@ Files GraphV6() {
 Files GraphChainV6() {
   Files f = GraphV6();
   f["codegen/host/src/default_lib1.c"] = R"(#define TVM_EXPORTS
-#include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
 TVM_DLL int32_t tvmgen_default_negative(void* args, int32_t* arg_type_ids, int32_t num_args, void* out_ret_value, int32_t* out_ret_tcode, void* resource_handle) {
   float* x = (float*)(((DLTensor*)(((TVMValue*)args)[0].v_handle))[0].data);
   float* y = (float*)(((DLTensor*)(((TVMValue*)args)[1].v_handle))[0].data);
@@ -922,8 +922,8 @@ Files OperatorV5() {
       {"version", 5}};
   const char lib0[] = R"(// tvm target: c -keys=cpu
 #define TVM_EXPORTS
-#include "tvm/runtime/c_backend_api.h"
 #include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
 #include <math.h>
 #ifdef __cplusplus
 extern "C"
