@@ -186,7 +186,7 @@ TEST(ParseTvmMetadataTest, EachVersionIsCheckedAgainstItsOwnSchema) {
 TEST(ParseTvmMetadataTest, UnknownExecutorAndInterfaceApiAreKept) {
   json v7 = V7(FullModel({"c -keys=cpu -interface-api=wasm"}));
   v7["modules"]["default"]["executors"] = {"vm"};
-  Result<Metadata> md = ParseMetadata(v7.dump());
+  Result<Metadata> md = ParseTvmMetadata(v7.dump());
   ASSERT_TRUE(md.ok()) << md.status().ToString();
   const ModuleMetadata& m = md->modules.at("default");
   ASSERT_EQ(m.executors.size(), 1u);
@@ -204,11 +204,11 @@ TEST(ParseTvmMetadataTest, UnknownExecutorAndInterfaceApiAreKept) {
 
   // A later target asking for the C interface wins, as in the archive reader.
   json both = V7(FullModel(json::array({"c -keys=cpu -interface-api=wasm", "c -interface-api=c"})));
-  Result<Metadata> c = ParseMetadata(both.dump());
+  Result<Metadata> c = ParseTvmMetadata(both.dump());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->modules.at("default").interface_api, InterfaceApi::kC);
   // An explicit packed interface is known.
-  Result<Metadata> packed = ParseMetadata(V7(FullModel({"c -interface-api=packed"})).dump());
+  Result<Metadata> packed = ParseTvmMetadata(V7(FullModel({"c -interface-api=packed"})).dump());
   ASSERT_TRUE(packed.ok()) << packed.status().ToString();
   EXPECT_EQ(packed->modules.at("default").interface_api, InterfaceApi::kPacked);
   EXPECT_TRUE(packed->modules.at("default").tvm->notes.empty());
