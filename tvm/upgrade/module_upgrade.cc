@@ -1,5 +1,6 @@
 #include "tvm/upgrade/module_upgrade.h"
 
+#include "artifact/archive/archive_assembler.h"
 #include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
@@ -281,9 +282,9 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   }
   for (const TvmOperatorFunction& f : tvm.operator_functions) v.operators.push_back(OperatorInfo{f.name, {}, 0});
 
-  const std::string adapter = std::string(kSrcDir) + c + "_mlf_adapter.c";
+  const std::string adapter = std::string(kHostSourceDir) + c + "_mlf_adapter.c";
   if (graph) {
-    code.sources.push_back(StagedFile{std::string(kSrcDir) + c + "_mlf_graph.c",
+    code.sources.push_back(StagedFile{std::string(kHostSourceDir) + c + "_mlf_graph.c",
                                       tvm_compat::GraphRunSource(name, c, tvm.graph_path, plan)});
   }
   for (const StagedFile& s : code.sources) v.sources.push_back(s.path);
@@ -293,7 +294,7 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   MLF_ASSIGN_OR_RETURN(std::string adapter_text, AdapterSource(name, v, layout));
   out.code = std::move(code.sources);
   out.code.push_back(StagedFile{adapter, std::move(adapter_text)});
-  out.code.push_back(StagedFile{std::string(kIncludeDir) + "tvmgen_" + c + ".h", std::move(header)});
+  out.code.push_back(StagedFile{std::string(kHostIncludeDir) + "tvmgen_" + c + ".h", std::move(header)});
   for (const std::string& n : code.notes) out.notes.push_back(who + ": " + n);
   if (!tvm.foreign_target.empty()) {
     out.not_for_host = "its code needs target " + tvm.foreign_target + " (" + tvm.foreign_evidence + ")";

@@ -14,8 +14,6 @@
 
 namespace mlf::tvm_upgrade {
 
-inline constexpr char kSrcDir[] = "codegen/host/src/";
-inline constexpr char kIncludeDir[] = "codegen/host/include/";
 inline constexpr char kProvenanceDir[] = "src/tvm/";
 inline constexpr char kRuntimeSource[] = "codegen/host/src/mlf_tvm_runtime.c";
 

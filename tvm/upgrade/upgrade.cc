@@ -15,7 +15,6 @@
 namespace mlf {
 namespace {
 
-using tvm_upgrade::kIncludeDir;
 using tvm_upgrade::kProvenanceDir;
 
 // Members of a compressed archive are held in memory up to this total.
@@ -91,14 +90,14 @@ void StageSharedCode(const ReadMembers& members, ArchiveAssembler* assembler) {
   for (const tvm_compat::File& f : tvm_compat::Files()) {
     const std::string path(f.path);
     if (StartsWith(path, compat_include.c_str())) {
-      assembler->AddCode(kIncludeDir + path.substr(compat_include.size()), std::string(f.content));
+      assembler->AddCode(kHostIncludeDir + path.substr(compat_include.size()), std::string(f.content));
     } else if (path == tvm_compat::kRuntimeSource) {
       assembler->AddCode(tvm_upgrade::kRuntimeSource, std::string(f.content));
     }
   }
   for (const auto& [path, bytes] : members.code) {
     if (StartsWith(path, "runtime/include/")) {
-      assembler->AddCode(kIncludeDir + path.substr(std::string("runtime/include/").size()), bytes);
+      assembler->AddCode(kHostIncludeDir + path.substr(std::string("runtime/include/").size()), bytes);
     }
   }
   for (const auto& [path, bytes] : members.code) {
