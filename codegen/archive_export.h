@@ -16,6 +16,7 @@
 
 #include "artifact/archive/pack.h"
 #include "artifact/base/status.h"
+#include "artifact/base/version.h"
 #include "artifact/format/metadata.h"
 #include "artifact/toolchain/host_build.h"
 
@@ -36,7 +37,7 @@ struct ExportOptions {
   bool build_host_library = true;
   HostBuildConfig build;
   PackOptions pack;
-  std::string generator_version = "0.1.0";
+  std::string generator_version = kMlfkitVersion;
 };
 
 // Fills in the module's interface, writes the archive `out` and returns its metadata.

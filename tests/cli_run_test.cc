@@ -412,6 +412,57 @@ TEST_F(CliRunTest, JsonReportHasEveryOutputAndItsComparison) {
   EXPECT_FALSE(Json(plain)["outputs"][0].contains("comparison"));
 }
 
+// ---------------------------------------------------------- mlf run: --expect
+
+TEST_F(CliRunTest, ExpectComparesOnlyTheOutputsNamed) {
+  std::vector<float> sum = kSum;
+  sum[4] = 7.5f;  // off by 0.5
+  const std::string expect = ExpectedDir("expect", sum);
+  // stats alone (by its C name): matches; sum is not compared.
+  CommandResult stats = RunPair({"--expect", "stats=" + expect + "/stats.npy"});
+  EXPECT_EQ(stats.exit_code, 0) << Why(stats);
+  EXPECT_EQ(stats.err, "");
+  EXPECT_TRUE(HasLine(stats.out, "  expected: match 0/2 elements off; worst at 0: got 4, "
+                                 "expected 4 (abs error 0)"))
+      << stats.out;
+  EXPECT_EQ(stats.out.find("MISMATCH"), std::string::npos) << stats.out;
+  // sum too: the changed element fails the run, and the tolerance flags apply.
+  CommandResult both = RunPair({"--expect", "sum=" + expect + "/sum.npy", "--expect",
+                                "stats=" + expect + "/stats.npy"});
+  EXPECT_EQ(both.exit_code, 1) << Why(both);
+  EXPECT_EQ(both.err, "mlf: error: outputs differ from the --expect files\n");
+  EXPECT_TRUE(HasLine(both.out, "  expected: MISMATCH 1/6 elements off; worst at 4: got 7, "
+                                "expected 7.5 (abs error 0.5)"))
+      << both.out;
+  CommandResult loose = RunPair({"--expect", "sum=" + expect + "/sum.npy", "--atol", "0.6"});
+  EXPECT_EQ(loose.exit_code, 0) << Why(loose);
+  nlohmann::json j = Json(RunPair({"--json", "--expect", "stats=" + expect + "/stats.npy"}));
+  EXPECT_FALSE(j["outputs"][0].contains("comparison"));
+  EXPECT_EQ(j["outputs"][1]["comparison"]["mismatches"], 0);
+}
+
+TEST_F(CliRunTest, ExpectBadUsage) {
+  const std::string expect = ExpectedDir("expect");
+  ExpectUsageError(RunPair({"--expect", "sum=" + expect + "/sum.npy", "--expect",
+                            "sum=" + expect + "/stats.npy"}),
+                   "run", "--expect names 'sum' more than once");
+  ExpectUsageError(RunPair({"--expect", "sum=" + expect + "/sum.npy", "--expect-dir", expect}),
+                   "run", "--expect and --expect-dir cannot be combined: use one of them");
+  ExpectUsageError(RunPair({"--expect", "sum"}), "run", "--expect needs NAME=FILE.npy, got 'sum'");
+  ExpectFailure(RunPair({"--expect", "total=" + expect + "/sum.npy"}),
+                "no output named 'total' (the model's outputs: sum, stats)");
+}
+
+TEST_F(CliRunTest, RepeatedInputIsAUsageError) {
+  ExpectUsageError(Mlf({"run", archives_->pair, "--input", "a=" + a_npy_, "--input",
+                        "a=" + a_npy_}),
+                   "run", "--input names 'a' more than once");
+  // The raw name and the C name of one input: found once the archive is read.
+  ExpectFailure(Mlf({"run", archives_->pair, "--input", "b:0=" + b_npy_, "--input",
+                     "b_0=" + b_npy_, "--input", "a=" + a_npy_}),
+                "--input names input 'b:0' twice (by its raw and its C name)");
+}
+
 // --------------------------------------------------------- mlf run: bad input
 
 TEST_F(CliRunTest, MissingInputWithoutRandomInputs) {
@@ -505,8 +556,8 @@ TEST_F(CliRunTest, TwoModulesNeedModule) {
 }
 
 TEST_F(CliRunTest, ToleranceWithoutExpectDirIsAUsageError) {
-  ExpectUsageError(RunPair({"--rtol", "0.1"}), "run", "--rtol and --atol need --expect-dir");
-  ExpectUsageError(RunPair({"--atol", "0.1"}), "run", "--rtol and --atol need --expect-dir");
+  ExpectUsageError(RunPair({"--rtol", "0.1"}), "run", "--rtol and --atol need --expect-dir or --expect");
+  ExpectUsageError(RunPair({"--atol", "0.1"}), "run", "--rtol and --atol need --expect-dir or --expect");
 }
 
 TEST_F(CliRunTest, NegativeToleranceIsAUsageErrorBeforeAnythingRuns) {

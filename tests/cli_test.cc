@@ -173,6 +173,16 @@ TEST_F(CliTest, UsageErrorsExitTwoWithTheExactMessage) {
   };
   const std::vector<Case> cases = {
       {{"frob"}, "mlf: error: unknown command 'frob'\nTry 'mlf help'.\n"},
+      {{"inpsect", "a.tar"},
+       "mlf: error: unknown command 'inpsect' (did you mean 'inspect'?)\nTry 'mlf help'.\n"},
+      {{"verfy"}, "mlf: error: unknown command 'verfy' (did you mean 'verify'?)\nTry 'mlf help'.\n"},
+      {{"pack", "dir", "--ouput", "x"},
+       "mlf: error: unknown option '--ouput' (did you mean '--output'?)\nTry 'mlf pack --help'.\n"},
+      {{"verify", "a.tar", "--require-signatur"},
+       "mlf: error: unknown option '--require-signatur' (did you mean '--require-signature'?)\n"
+       "Try 'mlf verify --help'.\n"},
+      {{"--version", "extra"},
+       "mlf: error: 'mlf --version' takes no argument but --json\nTry 'mlf help'.\n"},
       {{"pack", "--bogus", "x"}, "mlf: error: unknown option '--bogus'\nTry 'mlf pack --help'.\n"},
       {{"verify", "a.tar", "-x"}, "mlf: error: unknown option '-x'\nTry 'mlf verify --help'.\n"},
       {{"pack"}, "mlf: error: missing argument\nTry 'mlf pack --help'.\n"},
@@ -208,6 +218,23 @@ TEST_F(CliTest, UsageErrorsExitTwoWithTheExactMessage) {
   EXPECT_EQ(help.exit_code, 2) << Why(help);
   EXPECT_EQ(help.out, "");
   EXPECT_EQ(Lines(help.err).at(0), "mlf: error: unknown command 'frob'");
+}
+
+TEST_F(CliTest, VersionNamesTheToolAndTheFormatVersions) {
+  CommandResult text = Mlf({"--version"});
+  EXPECT_EQ(text.exit_code, 0) << Why(text);
+  EXPECT_EQ(text.err, "");
+  EXPECT_EQ(text.out,
+            "mlf 0.1.0\n"
+            "writes Model Library Format version 8; reads version 8 and TVM's versions 5-7\n");
+  CommandResult json = Mlf({"--version", "--json"});
+  EXPECT_EQ(json.exit_code, 0) << Why(json);
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["mlf_version"], "0.1.0");
+  EXPECT_EQ(j["writes_metadata_version"], 8);
+  EXPECT_EQ(j["reads_metadata_versions"], nlohmann::json({5, 6, 7, 8}));
+  // `mlf help` lists it.
+  EXPECT_NE(Mlf({"help"}).out.find("--version"), std::string::npos);
 }
 
 // `mlf help` lists `help` as a command, and the hint after `mlf help frob`

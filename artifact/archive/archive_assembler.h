@@ -35,6 +35,7 @@
 #include "artifact/archive/archive_writer.h"
 #include "artifact/archive/pack.h"
 #include "artifact/base/status.h"
+#include "artifact/base/version.h"
 #include "artifact/format/metadata.h"
 
 namespace mlf {
@@ -71,7 +72,7 @@ using HostLibraryBuilder = std::function<Result<BuiltHostLibrary>(
     const std::map<std::string, std::string>& code, const std::vector<std::string>& sources)>;
 
 struct AssemblyOptions {
-  std::string generator_version = "0.1.0";
+  std::string generator_version = kMlfkitVersion;
   // As the format records it; the default is the format's "unknown" time.
   std::string export_datetime = Metadata().export_datetime;
   PackOptions pack;

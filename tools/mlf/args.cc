@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "artifact/base/closest_word.h"
+
 namespace mlf::cli {
 namespace {
 
@@ -12,6 +14,15 @@ const FlagSpec* FindSpec(const std::vector<FlagSpec>& specs, const std::string& 
     if (!s.short_name.empty() && word == "-" + s.short_name) return &s;
   }
   return nullptr;
+}
+
+// "unknown option '--ouput' (did you mean '--output'?)"
+Status UnknownOption(const std::vector<FlagSpec>& specs, const std::string& word) {
+  std::vector<std::string> names;
+  for (const FlagSpec& s : specs) names.push_back("--" + s.name);
+  const std::string closest = word.rfind("--", 0) == 0 ? ClosestWord(word, names) : "";
+  return InvalidArgument("unknown option '" + word + "'" +
+                         (closest.empty() ? "" : " (did you mean '" + closest + "'?)"));
 }
 
 }  // namespace
@@ -46,7 +57,7 @@ Result<ParsedArgs> ParseArgs(const std::vector<FlagSpec>& specs,
       word = word.substr(0, eq);
     }
     const FlagSpec* spec = FindSpec(specs, word);
-    if (spec == nullptr) return InvalidArgument("unknown option '" + word + "'");
+    if (spec == nullptr) return UnknownOption(specs, word);
     if (parsed.values_.count(spec->name) && !spec->repeated) {
       return InvalidArgument("option '--" + spec->name + "' given more than once");
     }

@@ -30,6 +30,13 @@ TEST(ArgsTest, DoubleDashEndsFlags) {
 
 TEST(ArgsTest, UsageErrors) {
   EXPECT_EQ(ParseArgs(kSpecs, {"--bogus"}).status().message(), "unknown option '--bogus'");
+  EXPECT_EQ(ParseArgs(kSpecs, {"--ouput", "x"}).status().message(),
+            "unknown option '--ouput' (did you mean '--output'?)");
+  EXPECT_EQ(ParseArgs(kSpecs, {"--jsno"}).status().message(),
+            "unknown option '--jsno' (did you mean '--json'?)");
+  EXPECT_EQ(ParseArgs(kSpecs, {"--inptu=a=1.npy"}).status().message(),
+            "unknown option '--inptu' (did you mean '--input'?)");
+  EXPECT_EQ(ParseArgs(kSpecs, {"-x"}).status().message(), "unknown option '-x'");
   EXPECT_EQ(ParseArgs(kSpecs, {"-o"}).status().message(), "option '--output' needs a value");
   EXPECT_EQ(ParseArgs(kSpecs, {"-o", "a", "--output=b"}).status().message(),
             "option '--output' given more than once");

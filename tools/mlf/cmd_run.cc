@@ -18,7 +18,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mlf run ARCHIVE [--module M] [--input NAME=FILE.npy]... [--random-inputs SEED]\n"
-    "               [--output-dir DIR] [--expect-dir DIR [--rtol R] [--atol A]]\n"
+    "               [--output-dir DIR] [--expect-dir DIR | --expect NAME=FILE.npy...]\n"
+    "               [--rtol R] [--atol A]\n"
     "               [--key NAME.pub] [--require-signature] [--json]\n\n"
     "Loads ARCHIVE with the host loader (verified before any code is loaded), runs\n"
     "one module once and prints each output's shape and a summary of its values.\n\n"
@@ -30,6 +31,9 @@ constexpr char kUsage[] =
     "  --output-dir DIR      write each output to DIR/<c_name>.npy\n"
     "  --expect-dir DIR      compare each output with DIR/<c_name>.npy; fails (exit 1)\n"
     "                        when any element is off by more than atol + rtol*|expected|\n"
+    "  --expect NAME=FILE    compare output NAME (raw or C name) with FILE.npy; may be\n"
+    "                        repeated, once per output; outputs not named are not\n"
+    "                        compared (not with --expect-dir)\n"
     "  --rtol R, --atol A    tolerances (default 1e-5 and 1e-6)\n"
     "  --key, --require-signature   as for `mlf verify`\n"
     "  --json                print a JSON report\n\n"
@@ -50,22 +54,43 @@ Result<double> ParseTolerance(const std::string& flag, const std::string& text) 
 
 // Every flag value, checked before anything is loaded (bad usage is exit 2).
 struct RunConfig {
-  std::vector<std::pair<std::string, std::string>> inputs;  // NAME, FILE
+  std::vector<std::pair<std::string, std::string>> inputs;   // NAME, FILE
+  std::vector<std::pair<std::string, std::string>> expects;  // NAME, FILE
+  std::string expect_dir;
   std::optional<uint64_t> seed;
   double rtol = 1e-5, atol = 1e-6;
 };
 
+// The NAME=FILE values of a repeatable flag; a NAME given twice is bad usage.
+Result<std::vector<std::pair<std::string, std::string>>> Assignments(const ParsedArgs& args,
+                                                                     const std::string& flag) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const std::string& assignment : args.GetAll(flag)) {
+    MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment(flag, assignment));
+    for (const auto& earlier : pairs) {
+      if (earlier.first == pair.first) {
+        return InvalidArgument("--" + flag + " names " + QuoteForMessage(pair.first) +
+                               " more than once");
+      }
+    }
+    pairs.push_back(pair);
+  }
+  return pairs;
+}
+
 Result<RunConfig> ConfigFromArgs(const ParsedArgs& args) {
   RunConfig c;
-  for (const std::string& assignment : args.GetAll("input")) {
-    MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment("input", assignment));
-    c.inputs.push_back(pair);
-  }
+  MLF_ASSIGN_OR_RETURN(c.inputs, Assignments(args, "input"));
+  MLF_ASSIGN_OR_RETURN(c.expects, Assignments(args, "expect"));
+  c.expect_dir = args.Get("expect-dir");
   if (args.Has("random-inputs")) {
     MLF_ASSIGN_OR_RETURN(c.seed, ParseUnsigned("random-inputs", args.Get("random-inputs")));
   }
-  if ((args.Has("rtol") || args.Has("atol")) && !args.Has("expect-dir")) {
-    return InvalidArgument("--rtol and --atol need --expect-dir");
+  if (args.Has("expect-dir") && !c.expects.empty()) {
+    return InvalidArgument("--expect and --expect-dir cannot be combined: use one of them");
+  }
+  if ((args.Has("rtol") || args.Has("atol")) && !args.Has("expect-dir") && c.expects.empty()) {
+    return InvalidArgument("--rtol and --atol need --expect-dir or --expect");
   }
   MLF_ASSIGN_OR_RETURN(c.rtol, ParseTolerance("rtol", args.Get("rtol", "1e-5")));
   MLF_ASSIGN_OR_RETURN(c.atol, ParseTolerance("atol", args.Get("atol", "1e-6")));
@@ -79,6 +104,11 @@ Status SetInputs(AotExecutor& exec, const RunConfig& config, bool zeros_allowed)
   std::vector<bool> given(exec.num_inputs(), false);
   for (const auto& [name, path] : config.inputs) {
     MLF_ASSIGN_OR_RETURN(int index, exec.input_index(name));
+    if (given[index]) {
+      MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.input_info(index));
+      return InvalidArgument("--input names input " + QuoteForMessage(spec.name) +
+                             " twice (by its raw and its C name)");
+    }
     MLF_RETURN_IF_ERROR(SetInputFromNpy(exec, index, path));
     given[index] = true;
   }
@@ -122,6 +152,7 @@ std::vector<NamedPath> ReadPaths(const ParsedArgs& args, const RunConfig& config
   std::vector<NamedPath> read = {FlagPath("ARCHIVE", args.positionals()[0])};
   if (args.Has("key")) read.push_back(FlagPath("--key", args.Get("key")));
   for (const auto& [name, path] : config.inputs) read.push_back(FlagPath("--input", path));
+  for (const auto& [name, path] : config.expects) read.push_back(FlagPath("--expect", path));
   if (args.Has("expect-dir")) read.push_back(FlagPath("--expect-dir", args.Get("expect-dir")));
   return read;
 }
@@ -142,17 +173,34 @@ Status WriteOutputs(const AotExecutor& exec, const std::string& dir,
   return Status::Ok();
 }
 
-Status Compare(const AotExecutor& exec, const ParsedArgs& args, const RunConfig& config,
+// Compares output `index` with the .npy file at `path`.
+Status CompareWithFile(const AotExecutor& exec, int index, const std::string& path,
+                       const RunConfig& config, OutputReport& report) {
+  // Bounded like --input: the output's size plus room for any header.
+  MLF_ASSIGN_OR_RETURN(NpyArray expected, ReadNpyFile(path, report.spec.size_bytes + (1 << 20)));
+  Result<Comparison> c = CompareOutput(exec, index, expected, config.rtol, config.atol);
+  if (!c.ok()) return c.status().WithContext(path);
+  report.comparison = *c;
+  return Status::Ok();
+}
+
+// --expect-dir: every output; --expect: the outputs named.
+Status Compare(const AotExecutor& exec, const RunConfig& config,
                std::vector<OutputReport>& reports) {
-  const double rtol = config.rtol, atol = config.atol;
-  for (int i = 0; i < exec.num_outputs(); ++i) {
-    const std::string path = args.Get("expect-dir") + "/" + reports[i].spec.c_name + ".npy";
-    // Bounded like --input: the output's size plus room for any header.
-    MLF_ASSIGN_OR_RETURN(NpyArray expected,
-                         ReadNpyFile(path, reports[i].spec.size_bytes + (1 << 20)));
-    Result<Comparison> c = CompareOutput(exec, i, expected, rtol, atol);
-    if (!c.ok()) return c.status().WithContext(path);
-    reports[i].comparison = *c;
+  if (!config.expect_dir.empty()) {
+    for (int i = 0; i < exec.num_outputs(); ++i) {
+      const std::string path = config.expect_dir + "/" + reports[i].spec.c_name + ".npy";
+      MLF_RETURN_IF_ERROR(CompareWithFile(exec, i, path, config, reports[i]));
+    }
+    return Status::Ok();
+  }
+  for (const auto& [name, path] : config.expects) {
+    MLF_ASSIGN_OR_RETURN(int index, exec.output_index(name));
+    if (reports[index].comparison) {
+      return InvalidArgument("--expect names output " + QuoteForMessage(reports[index].spec.name) +
+                             " twice (by its raw and its C name)");
+    }
+    MLF_RETURN_IF_ERROR(CompareWithFile(exec, index, path, config, reports[index]));
   }
   return Status::Ok();
 }
@@ -209,7 +257,7 @@ Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {
   if (args.Has("output-dir")) {
     MLF_RETURN_IF_ERROR(WriteOutputs(*exec, args.Get("output-dir"), ReadPaths(args, config)));
   }
-  if (args.Has("expect-dir")) MLF_RETURN_IF_ERROR(Compare(*exec, args, config, reports));
+  MLF_RETURN_IF_ERROR(Compare(*exec, config, reports));
   bool ok = true;
   for (const OutputReport& r : reports) ok = ok && (!r.comparison || r.comparison->mismatches == 0);
   if (args.Has("json")) {
@@ -233,7 +281,11 @@ int RunRun(const ParsedArgs& args) {
   Result<bool> ok = RunModel(args, *config);
   if (!ok.ok()) return ReportFailure(ok.status());
   if (!*ok) {
-    std::cerr << "mlf: error: outputs differ from " << args.Get("expect-dir") << "\n";
+    if (config->expect_dir.empty()) {
+      std::cerr << "mlf: error: outputs differ from the --expect files\n";
+    } else {
+      std::cerr << "mlf: error: outputs differ from " << config->expect_dir << "\n";
+    }
     return kExitFailure;
   }
   return kExitOk;
@@ -242,7 +294,8 @@ int RunRun(const ParsedArgs& args) {
 std::vector<FlagSpec> RunFlags() {
   std::vector<FlagSpec> flags = {{"module", true, false, ""},        {"input", true, true, ""},
                                  {"random-inputs", true, false, ""}, {"output-dir", true, false, ""},
-                                 {"expect-dir", true, false, ""},    {"rtol", true, false, ""},
+                                 {"expect-dir", true, false, ""},    {"expect", true, true, ""},
+                                 {"rtol", true, false, ""},
                                  {"atol", true, false, ""},          {"json", false, false, ""}};
   for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
   return flags;

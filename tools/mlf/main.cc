@@ -5,7 +5,12 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "artifact/base/closest_word.h"
 #include "artifact/base/display_text.h"
+#include "artifact/base/version.h"
+#include "artifact/format/metadata.h"
 #include "tools/mlf/command.h"
 
 namespace mlf::cli {
@@ -19,7 +24,8 @@ void PrintOverview(std::ostream& out) {
     std::string name = c->name;
     out << "  " << name << std::string(10 - name.size(), ' ') << c->summary << "\n";
   }
-  out << "  help      show this overview, or `mlf help COMMAND` for one command\n\n"
+  out << "  help      show this overview, or `mlf help COMMAND` for one command\n"
+         "  --version print the version of mlf and the format versions it reads and writes\n\n"
          "Exit status: 0 success, 1 a failed operation or check, 2 bad usage.\n";
 }
 
@@ -38,13 +44,43 @@ bool WantsHelp(const std::vector<std::string>& args) {
   return false;
 }
 
+// "unknown command 'inpsect' (did you mean 'inspect'?)"
+std::string UnknownCommand(const std::string& name) {
+  std::vector<std::string> names = {"help"};
+  for (const Command* c : AllCommands()) names.push_back(c->name);
+  const std::string closest = ClosestWord(name, names);
+  return "unknown command '" + name + "'" +
+         (closest.empty() ? "" : " (did you mean '" + closest + "'?)");
+}
+
+// `mlf --version [--json]`.
+int Version(const std::vector<std::string>& args) {
+  const bool json = args.size() == 1 && args[0] == "--json";
+  if (!args.empty() && !json) {
+    std::cerr << "mlf: error: 'mlf --version' takes no argument but --json\nTry 'mlf help'.\n";
+    return kExitUsage;
+  }
+  if (json) {
+    nlohmann::json j;
+    j["mlf_version"] = kMlfkitVersion;
+    j["writes_metadata_version"] = kMetadataVersion;
+    j["reads_metadata_versions"] = nlohmann::json::array({5, 6, 7, kMetadataVersion});
+    std::cout << JsonText(j);
+  } else {
+    std::cout << "mlf " << kMlfkitVersion << "\n"
+              << "writes Model Library Format version " << kMetadataVersion << "; reads version "
+              << kMetadataVersion << " and TVM's versions 5-7\n";
+  }
+  return kExitOk;
+}
+
 int Help(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     PrintOverview(std::cout);
     return kExitOk;
   }
   const Command* c = FindCommand(args[0]);
-  if (c == nullptr) return ReportUsageError("help", "unknown command '" + args[0] + "'");
+  if (c == nullptr) return ReportUsageError("help", UnknownCommand(args[0]));
   std::cout << c->usage;
   return kExitOk;
 }
@@ -58,9 +94,10 @@ int Main(int argc, char** argv) {
   const std::string name = words[0];
   std::vector<std::string> rest(words.begin() + 1, words.end());
   if (name == "help" || name == "--help" || name == "-h") return Help(rest);
+  if (name == "--version") return Version(rest);
   const Command* command = FindCommand(name);
   if (command == nullptr) {
-    std::cerr << "mlf: error: unknown command '" << DisplayText(name) << "'\nTry 'mlf help'.\n";
+    std::cerr << "mlf: error: " << DisplayText(UnknownCommand(name)) << "\nTry 'mlf help'.\n";
     return kExitUsage;
   }
   if (WantsHelp(rest)) {

@@ -39,6 +39,7 @@
 #include "artifact/archive/archive_reader.h"
 #include "artifact/archive/archive_writer.h"
 #include "artifact/base/status.h"
+#include "artifact/base/version.h"
 #include "artifact/format/metadata.h"
 #include "artifact/toolchain/host_build.h"
 
@@ -52,7 +53,7 @@ struct UpgradeOptions {
   HostBuildConfig build;
   Compression compression = Compression::kNone;
   int64_t mtime = 0;  // SOURCE_DATE_EPOCH when set
-  std::string generator_version = "0.1.0";
+  std::string generator_version = kMlfkitVersion;
   ReaderLimits limits;
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
