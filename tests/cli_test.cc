@@ -327,6 +327,78 @@ TEST_F(CliTest, VerifyJsonReportsFailures) {
   EXPECT_EQ(m["error"], "cannot open archive '" + dir_ + "/nope.tar': No such file or directory");
 }
 
+// With --json every outcome is one JSON document on stdout: the report, or an
+// error object with the exit status; the human message stays on stderr.
+TEST_F(CliTest, JsonFailuresAreErrorObjectsOnStdout) {
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string error, error_code;
+  };
+  const std::string missing = dir_ + "/nope.tar";
+  const std::vector<Case> cases = {
+      {{"inspect", "--json"}, 2, "missing argument", "usage"},
+      {{"inspect", missing, "--json", "--bogus"}, 2, "unknown option '--bogus'", "usage"},
+      {{"verfy", missing, "--json"}, 2, "unknown command 'verfy' (did you mean 'verify'?)",
+       "usage"},
+      {{"inspect", missing, "--json"}, 1,
+       missing + ": cannot open archive '" + missing + "': No such file or directory", "io_error"},
+      {{"run", missing, "--random-inputs", "1", "--json"}, 1,
+       missing + ": cannot open archive '" + missing + "': No such file or directory", "io_error"},
+      {{"export", dir_ + "/nope.onnx", "-o", dir_ + "/x.tar", "--json"}, 1,
+       "cannot read '" + dir_ + "/nope.onnx': No such file or directory", "io_error"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Mlf(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << Why(r);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ok"], false) << r.out;
+    EXPECT_EQ(j["error"], c.error) << r.out;
+    EXPECT_EQ(j["error_code"], c.error_code) << r.out;
+    EXPECT_EQ(j["exit_status"], c.exit_code) << r.out;
+    EXPECT_EQ(j["schema_version"], 1) << r.out;
+    EXPECT_EQ(j["mlf_version"], "0.1.0") << r.out;
+    EXPECT_EQ(Lines(r.err).at(0), "mlf: error: " + c.error) << Why(r);
+  }
+  // verify's own failure document has the same fields.
+  CommandResult v = Mlf({"verify", missing, "--json"});
+  EXPECT_EQ(v.exit_code, 1) << Why(v);
+  nlohmann::json j = nlohmann::json::parse(v.out);
+  EXPECT_EQ(j["error_code"], "io_error");
+  EXPECT_EQ(j["exit_status"], 1);
+  EXPECT_EQ(j["schema_version"], 1);
+  // Without --json nothing goes to stdout.
+  EXPECT_EQ(Mlf({"inspect", missing}).out, "");
+}
+
+TEST_F(CliTest, JsonReportsCarryTheSchemaVersion) {
+  const std::string archive = PackExample();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"inspect", archive, "--json"},
+        std::vector<std::string>{"verify", archive, "--json"},
+        std::vector<std::string>{"--version", "--json"}}) {
+    CommandResult r = Mlf(args);
+    EXPECT_EQ(r.exit_code, 0) << Why(r);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["schema_version"], 1) << r.out;
+    EXPECT_EQ(j["mlf_version"], "0.1.0") << r.out;
+  }
+}
+
+TEST_F(CliTest, ProjectJsonReport) {
+  const std::string archive = PackExample();
+  CommandResult r = Mlf({"project", archive, "-o", dir_ + "/proj", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Why(r);
+  EXPECT_EQ(r.err, "");
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["project"], dir_ + "/proj");
+  EXPECT_EQ(j["platform"], "host");
+  EXPECT_EQ(j["modules"], nlohmann::json::array({"tiny"}));
+  EXPECT_GT(j["files"].get<int>(), 3) << r.out;
+  EXPECT_FALSE(j.contains("built"));
+}
+
 TEST_F(CliTest, InspectAndVerifyRefuseNonArchives) {
   const std::string text = dir_ + "/notes.txt";
   WriteFile(text, std::string(2048, 'z'));

@@ -2,6 +2,7 @@
 // archives that verify, run on the host loader with the reference
 // implementation's results, and are byte-identical when exported twice.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -97,6 +98,31 @@ TEST_F(ExportTest, SeveralModelsMakeOneArchive) {
   EXPECT_TRUE(head->metadata.modules.count("cnn"));
   EXPECT_EQ(head->metadata.modules.at("mlp").source->path, "src/mlp.yaml");
   EXPECT_EQ(Mlf({"run", archive, "--module", "cnn", "--random-inputs", "1"}).exit_code, 0);
+}
+
+TEST_F(ExportTest, JsonReportNamesTheArchiveAndEachModule) {
+  const std::string archive = dir_ + "/two.tar";
+  CommandResult r = Mlf({"export", std::string(kMlp) + ":mlp", std::string(kCnn) + ":cnn", "-o",
+                         archive, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["archive"], archive);
+  EXPECT_EQ(j["schema_version"], 1);
+  ASSERT_EQ(j["modules"].size(), 2u) << r.out;
+  EXPECT_EQ(j["modules"][0]["name"], "cnn");
+  EXPECT_EQ(j["modules"][1]["name"], "mlp");
+  for (const nlohmann::json& m : j["modules"]) {
+    EXPECT_GT(m["operators"].get<int>(), 0) << r.out;
+    EXPECT_GT(m["parameter_bytes"].get<int>(), 0) << r.out;
+    EXPECT_EQ(m["parameters_linked"], false) << r.out;
+  }
+  // The same numbers as inspect's.
+  nlohmann::json inspect = nlohmann::json::parse(Mlf({"inspect", archive, "--json"}).out);
+  EXPECT_EQ(j["modules"][1]["workspace_bytes"],
+            inspect["metadata"]["modules"]["mlp"]["memory"]["workspace_size_bytes"])
+      << inspect.dump();
 }
 
 TEST_F(ExportTest, LinkedParametersLiveInTheCode) {

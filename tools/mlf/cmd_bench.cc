@@ -10,6 +10,7 @@
 #include "artifact/base/display_text.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
+#include "tools/mlf/progress.h"
 
 namespace mlf::cli {
 namespace {
@@ -42,7 +43,7 @@ struct BenchResult {
 
 // One thread's work: its own executor, warm-up, then timed runs.
 Status BenchThread(const ModelLibrary& lib, const BenchConfig& config, std::atomic<bool>& go,
-                   std::vector<double>* latencies) {
+                   std::atomic<uint64_t>& runs_done, std::vector<double>* latencies) {
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib.CreateExecutor(config.module));
   MLF_RETURN_IF_ERROR(SetRandomInputs(*exec, std::vector<bool>(exec->num_inputs(), false), 0));
   for (uint64_t i = 0; i < config.warmup; ++i) MLF_RETURN_IF_ERROR(exec->Run());
@@ -54,6 +55,7 @@ Status BenchThread(const ModelLibrary& lib, const BenchConfig& config, std::atom
     const auto end = Clock::now();
     if (!s.ok()) return s;
     latencies->push_back(std::chrono::duration<double, std::micro>(end - start).count());
+    runs_done.fetch_add(1, std::memory_order_relaxed);
   }
   return Status::Ok();
 }
@@ -63,13 +65,25 @@ Result<BenchResult> Bench(const ModelLibrary& lib, const BenchConfig& config) {
   std::vector<std::vector<double>> per_thread(config.threads);
   std::vector<Status> statuses(config.threads);
   std::atomic<bool> go{false};
+  std::atomic<uint64_t> runs_done{0}, threads_done{0};
   std::vector<std::thread> threads;
   for (uint64_t t = 0; t < config.threads; ++t) {
-    threads.emplace_back([&, t] { statuses[t] = BenchThread(lib, config, go, &per_thread[t]); });
+    threads.emplace_back([&, t] {
+      statuses[t] = BenchThread(lib, config, go, runs_done, &per_thread[t]);
+      threads_done.fetch_add(1, std::memory_order_release);
+    });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let warm-ups finish
   const auto start = Clock::now();
   go.store(true, std::memory_order_release);
+  // Progress on a terminal while the threads run (Progress draws nothing
+  // elsewhere); the main thread only polls, so it takes no core from them.
+  Progress progress("bench");
+  const uint64_t total = config.iterations * config.threads;
+  while (threads_done.load(std::memory_order_acquire) < config.threads) {
+    progress.Update(runs_done.load(std::memory_order_relaxed), total);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   for (std::thread& th : threads) th.join();
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (uint64_t t = 0; t < config.threads; ++t) {
@@ -102,7 +116,7 @@ void Print(const BenchConfig& config, const BenchResult& r, bool json) {
                                         {"max", r.latencies_us.back()},
                                         {"mean", mean}}},
                         {"throughput_per_s", throughput}};
-    std::cout << JsonText(j);
+    PrintJsonReport(j);
     return;
   }
   std::cout << "module " << DisplayText(config.module) << ": " << r.latencies_us.size() << " runs on "

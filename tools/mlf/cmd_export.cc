@@ -15,7 +15,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mlf export MODEL[:NAME]... -o OUT [--link-params] [--no-host-lib]\n"
-    "                  [--compress none|gzip|zstd] [--no-optimize]\n\n"
+    "                  [--compress none|gzip|zstd] [--no-optimize] [--json]\n\n"
     "Compiles each model (ONNX .onnx, or mlfkit's YAML description .yaml/.yml, see\n"
     "docs/yaml-models.md) into C99 code and writes one archive holding all of them,\n"
     "one module per model. NAME is the module name (default: \"default\" for a single\n"
@@ -29,7 +29,8 @@ constexpr char kUsage[] =
     "  --no-host-lib       do not build codegen/host/lib/<module>.so\n"
     "  --compress KIND     none (default), gzip or zstd\n"
     "  --no-optimize       skip the fusion passes (BatchNorm folding, bias and\n"
-    "                      activation fusion)\n";
+    "                      activation fusion)\n"
+    "  --json              print a JSON report (docs/cli-json.md)\n";
 
 struct ModelSpec {
   std::string path;
@@ -90,6 +91,27 @@ Result<Compression> ParseCompression(const std::string& text) {
   return InvalidArgument("--compress must be none, gzip or zstd, not '" + text + "'");
 }
 
+void PrintWritten(const std::string& path, const Metadata& written, bool linked) {
+  if (JsonOutput()) {
+    nlohmann::json modules = nlohmann::json::array();
+    for (const auto& [name, m] : written.modules) {
+      modules.push_back({{"name", name},
+                         {"operators", m.operators.size()},
+                         {"workspace_bytes", m.memory.workspace_size_bytes},
+                         {"parameter_bytes", m.memory.constants_size_bytes},
+                         {"parameters_linked", linked}});
+    }
+    PrintJsonReport({{"ok", true}, {"archive", path}, {"modules", modules}});
+    return;
+  }
+  for (const auto& [name, m] : written.modules) {
+    std::cout << "module " << DisplayText(name) << ": " << m.operators.size() << " operators, workspace "
+              << m.memory.workspace_size_bytes << " B, parameters " << m.memory.constants_size_bytes
+              << " B" << (linked ? " (linked)" : "") << "\n";
+  }
+  std::cout << "wrote " << path << "\n";
+}
+
 int RunExport(const ParsedArgs& args) {
   if (args.positionals().empty()) return ReportUsageError("export", "missing MODEL");
   if (!args.Has("output")) return ReportUsageError("export", "missing required option '-o OUT'");
@@ -123,12 +145,7 @@ int RunExport(const ParsedArgs& args) {
   options.pack.progress = progress.Callback();
   Result<Metadata> written = ExportArchive(modules, args.Get("output"), options);
   if (!written.ok()) return ReportFailure(written.status());
-  for (const auto& [name, m] : written->modules) {
-    std::cout << "module " << DisplayText(name) << ": " << m.operators.size() << " operators, workspace "
-              << m.memory.workspace_size_bytes << " B, parameters " << m.memory.constants_size_bytes
-              << " B" << (compile.link_params ? " (linked)" : "") << "\n";
-  }
-  std::cout << "wrote " << args.Get("output") << "\n";
+  PrintWritten(args.Get("output"), *written, compile.link_params);
   return kExitOk;
 }
 
@@ -139,7 +156,7 @@ const Command& ExportCommand() {
       "export", "compile ONNX or YAML models into an archive", kUsage,
       {{"output", true, false, "o"}, {"link-params", false, false, ""},
        {"no-host-lib", false, false, ""}, {"compress", true, false, ""},
-       {"no-optimize", false, false, ""}},
+       {"no-optimize", false, false, ""}, {"json", false, false, ""}},
       RunExport};
   return command;
 }

@@ -302,7 +302,7 @@ void PrintJson(const std::string& path, const ArchiveHead& head,
     j["format"] = "tvm";
     j["normalised"] = NormalisedJson(head, host);
   }
-  std::cout << JsonText(j);
+  PrintJsonReport(j);
 }
 
 int RunInspect(const ParsedArgs& args) {

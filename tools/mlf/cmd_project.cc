@@ -17,7 +17,7 @@ using firmware::BuildSystem;
 constexpr char kUsage[] =
     "usage: mlf project ARCHIVE -o DIR [--platform host|mps2-an385|mps2-an386|mps2-an500]\n"
     "                   [--build-system make|cmake] [--sample-input NAME=FILE.npy]...\n"
-    "                   [--build] [--run] [--key NAME.pub] [--require-signature]\n\n"
+    "                   [--build] [--run] [--key NAME.pub] [--require-signature] [--json]\n\n"
     "Turns a version-8 archive into a standalone C project in DIR: a Makefile and a\n"
     "CMakeLists.txt, the model sources and headers, parameters as const arrays in\n"
     "flash, a static workspace and static buffers (no heap), and a main.c that runs\n"
@@ -44,7 +44,9 @@ constexpr char kUsage[] =
     "                           add that report to DIR/README.md\n"
     "  --run                    build and run it (in QEMU on Cortex-M), print its output\n"
     "                           and exit with its exit status\n"
-    "  --key, --require-signature   as for `mlf verify`\n\n"
+    "  --key, --require-signature   as for `mlf verify`\n"
+    "  --json                   print one JSON report at the end (docs/cli-json.md);\n"
+    "                           the firmware's output is in it as a string\n\n"
     "Building needs make or cmake, and for Cortex-M arm-none-eabi-gcc with newlib;\n"
     "running needs qemu-system-arm. Their output is shown only when they fail.\n";
 
@@ -63,7 +65,26 @@ Result<firmware::ProjectOptions> Options(const ParsedArgs& args) {
   return options;
 }
 
+// The --json report, filled step by step and printed at the end.
+nlohmann::json GeneratedJson(const std::string& dir, const firmware::GeneratedProject& p) {
+  return {{"ok", true},          {"project", dir},       {"platform", p.platform.name},
+          {"modules", p.modules}, {"files", p.files.size()}};
+}
+
+nlohmann::json BuiltJson(const firmware::BuiltFirmware& built) {
+  nlohmann::json j = {{"path", built.path}};
+  if (built.sizes) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const firmware::SizePart& part : built.sizes->parts) {
+      parts.push_back({{"name", part.name}, {"flash", part.flash}, {"ram", part.ram}});
+    }
+    j["sizes"] = {{"flash", built.sizes->flash}, {"ram", built.sizes->ram}, {"parts", parts}};
+  }
+  return j;
+}
+
 void PrintGenerated(const std::string& dir, const firmware::GeneratedProject& p) {
+  if (JsonOutput()) return;
   std::string modules;
   for (const std::string& m : p.modules) modules += (modules.empty() ? "" : ", ") + DisplayText(m);
   std::cout << "project " << dir << ": " << p.platform.name << ", "
@@ -72,6 +93,7 @@ void PrintGenerated(const std::string& dir, const firmware::GeneratedProject& p)
 }
 
 void PrintBuilt(const firmware::BuiltFirmware& built) {
+  if (JsonOutput()) return;
   std::cout << "built " << built.path << "\n";
   if (built.sizes) std::cout << "\n" << firmware::FormatSizeReport(*built.sizes) << "\n";
 }
@@ -83,15 +105,29 @@ Result<int> Project(const ParsedArgs& args, BuildSystem system) {
   MLF_ASSIGN_OR_RETURN(firmware::GeneratedProject p,
                        firmware::GenerateProject(args.positionals()[0], dir, options));
   PrintGenerated(dir, p);
-  if (!args.Has("build") && !args.Has("run")) return kExitOk;
+  nlohmann::json report = GeneratedJson(dir, p);
+  if (!args.Has("build") && !args.Has("run")) {
+    if (JsonOutput()) PrintJsonReport(report);
+    return kExitOk;
+  }
   firmware::BuildOptions build;
   build.system = system;
   MLF_ASSIGN_OR_RETURN(firmware::BuiltFirmware built,
                        firmware::BuildProject(dir, p.platform, build));
   PrintBuilt(built);
-  if (!args.Has("run")) return kExitOk;
+  report["built"] = BuiltJson(built);
+  if (!args.Has("run")) {
+    if (JsonOutput()) PrintJsonReport(report);
+    return kExitOk;
+  }
   MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun run, firmware::RunFirmware(dir, p.platform));
-  std::cout << run.output << std::flush;
+  if (JsonOutput()) {
+    report["ok"] = run.exit_code == 0;
+    report["run"] = {{"exit_status", run.exit_code}, {"output", run.output}};
+    PrintJsonReport(report);
+  } else {
+    std::cout << run.output << std::flush;
+  }
   if (run.exit_code != 0) {
     std::cerr << "mlf: error: the firmware exited with status " << run.exit_code << "\n";
   }
@@ -128,7 +164,8 @@ std::vector<FlagSpec> ProjectFlags() {
   std::vector<FlagSpec> flags = {
       {"output", true, false, "o"},      {"platform", true, false, ""},
       {"build-system", true, false, ""}, {"sample-input", true, true, ""},
-      {"build", false, false, ""},       {"run", false, false, ""}};
+      {"build", false, false, ""},       {"run", false, false, ""},
+      {"json", false, false, ""}};
   for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
   return flags;
 }

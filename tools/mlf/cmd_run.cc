@@ -237,7 +237,7 @@ void PrintJson(const std::string& module, const std::vector<OutputReport>& repor
     }
     j["outputs"].push_back(o);
   }
-  std::cout << JsonText(j);
+  PrintJsonReport(j);
 }
 
 Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {

@@ -39,6 +39,7 @@ void PrintJson(const std::string& path, const Result<VerifyReport>& r,
   if (!r.ok()) {
     j["error"] = r.status().message();
     j["error_code"] = StatusCodeName(r.status().code());
+    j["exit_status"] = kExitFailure;
   } else {
     j["compression"] = CompressionName(r->compression);
     j["members"] = r->member_count;
@@ -65,7 +66,7 @@ void PrintJson(const std::string& path, const Result<VerifyReport>& r,
                   {"modules", modules}};
     }
   }
-  std::cout << JsonText(j);
+  PrintJsonReport(j);
 }
 
 // Names, paths and notes come from the archive: shown through DisplayText.

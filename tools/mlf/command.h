@@ -39,7 +39,26 @@ struct Command {
 // control escaped (\uXXXX), invalid UTF-8 replaced by U+FFFD; ends in "\n".
 std::string JsonText(const nlohmann::json& j);
 
-// Prints "mlf: error: <message>" to stderr and returns kExitFailure.
+// --json documents (docs/cli-json.md). Every document a command prints on
+// stdout is one JSON object carrying "schema_version" (this number, raised
+// when a field changes meaning or goes away; new fields do not raise it) and
+// "mlf_version".
+inline constexpr int kCliJsonSchemaVersion = 1;
+
+// Set by main() when the command line asks for --json: failures are then also
+// reported as a JSON error object on stdout (unless the command already
+// printed its document), so a script always has one document to read.
+void SetJsonOutput(bool on);
+bool JsonOutput();
+
+// Adds "schema_version" and "mlf_version" to the object `report` and prints it
+// on stdout.
+void PrintJsonReport(nlohmann::json report);
+
+// Prints "mlf: error: <message>" to stderr and returns kExitFailure. With
+// --json, also {"ok": false, "error": MESSAGE, "error_code": "not_found" (the
+// status code's name), "exit_status": 1} on stdout ("usage" and 2 for
+// ReportUsageError).
 int ReportFailure(const Status& status);
 // Prints "mlf: error: <message>" and a hint to see `mlf CMD --help`; returns kExitUsage.
 int ReportUsageError(const std::string& command, const std::string& message);

@@ -36,6 +36,15 @@ const Command* FindCommand(const std::string& name) {
   return nullptr;
 }
 
+// --json among the flags (before any "--").
+bool WantsJson(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") return false;
+    if (a == "--json") return true;
+  }
+  return false;
+}
+
 bool WantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "--") return false;
@@ -61,11 +70,8 @@ int Version(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (json) {
-    nlohmann::json j;
-    j["mlf_version"] = kMlfkitVersion;
-    j["writes_metadata_version"] = kMetadataVersion;
-    j["reads_metadata_versions"] = nlohmann::json::array({5, 6, 7, kMetadataVersion});
-    std::cout << JsonText(j);
+    PrintJsonReport({{"writes_metadata_version", kMetadataVersion},
+               {"reads_metadata_versions", nlohmann::json::array({5, 6, 7, kMetadataVersion})}});
   } else {
     std::cout << "mlf " << kMlfkitVersion << "\n"
               << "writes Model Library Format version " << kMetadataVersion << "; reads version "
@@ -98,8 +104,15 @@ int Main(int argc, char** argv) {
   const Command* command = FindCommand(name);
   if (command == nullptr) {
     std::cerr << "mlf: error: " << DisplayText(UnknownCommand(name)) << "\nTry 'mlf help'.\n";
+    if (WantsJson(rest)) {
+      PrintJsonReport({{"ok", false},
+                       {"error", UnknownCommand(name)},
+                       {"error_code", "usage"},
+                       {"exit_status", kExitUsage}});
+    }
     return kExitUsage;
   }
+  SetJsonOutput(WantsJson(rest));
   if (WantsHelp(rest)) {
     std::cout << command->usage;
     return kExitOk;
