@@ -8,6 +8,7 @@
 
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/digest.h"
 #include "artifact/format/npy.h"
 #include "artifact/format/tensor_values.h"
 #include "codegen/frontend/onnx_frontend.h"
@@ -96,8 +97,36 @@ TEST_F(ExportTest, SeveralModelsMakeOneArchive) {
   EXPECT_EQ(head->metadata.modules.size(), 2u);
   EXPECT_TRUE(head->metadata.modules.count("mlp"));
   EXPECT_TRUE(head->metadata.modules.count("cnn"));
-  EXPECT_EQ(head->metadata.modules.at("mlp").source->path, "src/mlp.yaml");
   EXPECT_EQ(Mlf({"run", archive, "--module", "cnn", "--random-inputs", "1"}).exit_code, 0);
+}
+
+// The source model is recorded by digest; its bytes (weights included) go in
+// only with --keep-source.
+TEST_F(ExportTest, TheSourceModelIsKeptOnlyWhenAsked) {
+  const std::string model_sha = Sha256Hex(ReadFile(kMlp));
+  const std::string plain = dir_ + "/plain.tar", kept = dir_ + "/kept.tar";
+  ASSERT_EQ(Mlf({"export", std::string(kMlp) + ":mlp", "-o", plain}).exit_code, 0);
+  ASSERT_EQ(Mlf({"export", std::string(kMlp) + ":mlp", "-o", kept, "--keep-source"}).exit_code, 0);
+  auto without = ReadArchiveHead(plain);
+  auto with = ReadArchiveHead(kept);
+  ASSERT_TRUE(without.ok() && with.ok());
+  const SourceInfo& a = *without->metadata.modules.at("mlp").source;
+  const SourceInfo& b = *with->metadata.modules.at("mlp").source;
+  EXPECT_EQ(a.path, "");
+  EXPECT_EQ(a.sha256, model_sha);
+  EXPECT_EQ(without->metadata.files.count("src/mlp.yaml"), 0u);
+  EXPECT_EQ(b.path, "src/mlp.yaml");
+  EXPECT_EQ(b.sha256, model_sha);
+  EXPECT_EQ(with->metadata.files.count("src/mlp.yaml"), 1u);
+  CommandResult shown = Mlf({"inspect", plain});
+  EXPECT_NE(shown.out.find("  source      yaml, not in the archive (sha256 " + model_sha.substr(0, 16) +
+                           "...)\n"),
+            std::string::npos)
+      << shown.out;
+  shown = Mlf({"inspect", kept});
+  EXPECT_NE(shown.out.find("  source      yaml, kept as src/mlp.yaml (sha256 "), std::string::npos)
+      << shown.out;
+  EXPECT_EQ(Mlf({"verify", kept}).exit_code, 0);
 }
 
 TEST_F(ExportTest, JsonReportNamesTheArchiveAndEachModule) {

@@ -15,13 +15,15 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mlf export MODEL[:NAME]... -o OUT [--link-params] [--no-host-lib]\n"
-    "                  [--compress none|gzip|zstd] [--no-optimize] [--json]\n\n"
+    "                  [--compress none|gzip|zstd] [--no-optimize] [--keep-source] [--json]\n\n"
     "Compiles each model (ONNX .onnx, or mlfkit's YAML description .yaml/.yml, see\n"
     "docs/yaml-models.md) into C99 code and writes one archive holding all of them,\n"
     "one module per model. NAME is the module name (default: \"default\" for a single\n"
     "model, else the file's stem). The host library is built with the system C\n"
-    "compiler ($CC or cc) unless --no-host-lib; the source model is kept as\n"
-    "src/<module>.<ext>. The archive is deterministic and written atomically.\n\n"
+    "compiler ($CC or cc) unless --no-host-lib. Metadata records the source model's\n"
+    "format, opset and SHA-256; the model itself is kept only with --keep-source (its\n"
+    "weights would be stored twice). The archive is deterministic and written\n"
+    "atomically.\n\n"
     "options:\n"
     "  -o, --output OUT    archive to write (required)\n"
     "  --link-params       parameters as const arrays in the code (for flash)\n"
@@ -30,6 +32,7 @@ constexpr char kUsage[] =
     "  --compress KIND     none (default), gzip or zstd\n"
     "  --no-optimize       skip the fusion passes (BatchNorm folding, bias and\n"
     "                      activation fusion)\n"
+    "  --keep-source       keep the source model in the archive as src/<module>.<ext>\n"
     "  --json              print a JSON report (docs/cli-json.md)\n";
 
 struct ModelSpec {
@@ -69,18 +72,21 @@ Result<std::vector<ModelSpec>> ParseModels(const std::vector<std::string>& words
 }
 
 // Compiles one model; adds the files its import read besides the model
-// itself (YAML `npy` files) to `read`.
+// itself (YAML `npy` files) to `read`. With `keep_source` the model's bytes
+// become the member src/<module>.<ext>; its digest is recorded either way.
 Result<ModuleArtifacts> CompileModel(const ModelSpec& spec, const CompileOptions& options,
-                                     std::vector<NamedPath>* read) {
+                                     bool keep_source, std::vector<NamedPath>* read) {
   MLF_ASSIGN_OR_RETURN(ImportedModel model, ImportModelFile(spec.path));
   for (const std::string& npy : model.npy_files) {
     read->push_back({npy, "the npy file '" + npy + "' of MODEL '" + spec.path + "'"});
   }
   MLF_ASSIGN_OR_RETURN(ModuleArtifacts artifacts, CompileGraph(spec.module, std::move(model.graph), options));
-  model.source.path = "src/" + SanitizeCName(spec.module) + "." + model.extension;
+  if (keep_source) {
+    model.source.path = "src/" + SanitizeCName(spec.module) + "." + model.extension;
+    artifacts.extra_members.push_back({model.source.path, std::move(model.source_bytes)});
+  }
   artifacts.metadata.source = model.source;
   artifacts.metadata.description = model.description;
-  artifacts.extra_members.push_back({model.source.path, std::move(model.source_bytes)});
   return artifacts;
 }
 
@@ -129,7 +135,7 @@ int RunExport(const ParsedArgs& args) {
   compile.optimize = !args.Has("no-optimize");
   std::vector<ModuleArtifacts> modules;
   for (const ModelSpec& spec : *specs) {
-    Result<ModuleArtifacts> m = CompileModel(spec, compile, &read);
+    Result<ModuleArtifacts> m = CompileModel(spec, compile, args.Has("keep-source"), &read);
     if (!m.ok()) return ReportFailure(m.status());
     modules.push_back(std::move(*m));
   }
@@ -156,7 +162,8 @@ const Command& ExportCommand() {
       "export", "compile ONNX or YAML models into an archive", kUsage,
       {{"output", true, false, "o"}, {"link-params", false, false, ""},
        {"no-host-lib", false, false, ""}, {"compress", true, false, ""},
-       {"no-optimize", false, false, ""}, {"json", false, false, ""}},
+       {"no-optimize", false, false, ""}, {"keep-source", false, false, ""},
+       {"json", false, false, ""}},
       RunExport};
   return command;
 }

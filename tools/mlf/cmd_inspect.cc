@@ -172,7 +172,9 @@ void PrintModule(const std::string& name, const ModuleMetadata& m,
   if (m.source) {
     std::cout << "  source      " << Show(ToString(m.source->format))
               << (m.source->opset ? " opset " + std::to_string(*m.source->opset) : "")
-              << (m.source->path.empty() ? "" : " " + Show(m.source->path)) << "\n";
+              << (m.source->path.empty() ? ", not in the archive" : ", kept as " + Show(m.source->path))
+              << (m.source->sha256.empty() ? "" : " (sha256 " + m.source->sha256.substr(0, 16) + "...)")
+              << "\n";
   }
   PrintTensors("inputs", m.inputs);
   PrintTensors("outputs", m.outputs);
