@@ -178,6 +178,10 @@ struct TvmModuleInfo {
   // compatibility headers provide and that are not standard C (toolchain
   // headers such as arm_math.h).
   std::vector<std::string> external_headers;
+  // The TVM runtime headers (tvm/..., dlpack/...) the module's sources
+  // include, whoever provides them (the archive, mlfkit's compatibility
+  // headers, nobody), in the order first seen.
+  std::vector<std::string> runtime_headers;
   // Non-empty when the code only builds for another architecture: the target
   // it needs (e.g. "cortex-m4", from -mcpu, else the architecture family) and
   // the evidence (e.g. "codegen/host/src/default_lib1.c includes <arm_acle.h>").

@@ -23,13 +23,9 @@
 
 namespace mlf::firmware {
 
-// The platforms whose core runs code built for TVM target `target` (an
-// -mcpu such as "cortex-m4", or an architecture family as the archive reader
-// names it), in PlatformNames() order; empty when none does.
-std::vector<std::string> PlatformsForTarget(const std::string& target);
-
 // How main.c calls TVM module `name`, or kFailedPrecondition /
-// kUnimplemented saying why it cannot be built for `platform`.
+// kUnimplemented saying why it cannot be built for `platform`: the firmware
+// verdict of its plan (tvm/plan/tvm_plan.h).
 Result<ModuleKind> TvmModuleKind(const std::string& name, const ModuleMetadata& m,
                                  const Platform& platform);
 

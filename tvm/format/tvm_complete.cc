@@ -493,6 +493,14 @@ class ModuleCompleter {
     }
   }
 
+  void NoteRuntime(const std::string& header) {
+    const bool runtime = StartsWith(header, "tvm/") || StartsWith(header, "dlpack/");
+    if (runtime && std::find(tvm_.runtime_headers.begin(), tvm_.runtime_headers.end(), header) ==
+                       tvm_.runtime_headers.end()) {
+      tvm_.runtime_headers.push_back(header);
+    }
+  }
+
   void CheckCode() {
     std::set<std::string> defined;
     for (const std::string& file : m_->sources) {
@@ -503,6 +511,7 @@ class ModuleCompleter {
       }
       const TvmCodeScan& scan = it->second;
       for (const CodeInclude& inc : scan.includes) {
+        NoteRuntime(inc.path);
         std::string member;
         switch (ResolveInclude(contents_, index_.bundled_runtime, file, inc, &member)) {
           case IncludeKind::kMember: Use(member); break;

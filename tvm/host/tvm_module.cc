@@ -10,6 +10,7 @@
 #include "tvm/compat/graph_source.h"
 #include "tvm/compat/operator_source.h"
 #include "tvm/format/tvm_archive.h"
+#include "tvm/plan/tvm_plan.h"
 
 namespace mlf {
 namespace {
@@ -19,17 +20,6 @@ constexpr char kCompatRoot[] = "mlf_tvm/";
 // A graph JSON or .params larger than this is not read for a host check
 // (the archive scan does not analyse larger ones either).
 constexpr uint64_t kMaxHostMemberBytes = kMaxTvmParamsBytes;
-
-bool EndsWith(const std::string& s, const char* suffix) {
-  const std::string x(suffix);
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
-
-std::string Join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
 
 // The graph plan of graph module `module` from its captured members.
 Result<tvm_compat::GraphPlan> PlanTvmGraph(const std::string& module, const ModuleMetadata& m,
@@ -52,77 +42,8 @@ Result<tvm_compat::GraphPlan> PlanTvmGraph(const std::string& module, const Modu
 
 }  // namespace
 
-std::string PlatformForCpu(const std::string& mcpu) {
-  if (mcpu == "cortex-m3") return "mps2-an385";
-  if (mcpu == "cortex-m4") return "mps2-an386";
-  if (mcpu == "cortex-m7") return "mps2-an500";
-  return "";
-}
-
 Status TvmHostSupport(const std::string& module, const ModuleMetadata& m) {
-  const TvmModuleInfo& tvm = *m.tvm;
-  const std::string who = "module " + QuoteForMessage(module) + " (TVM archive, metadata version " +
-                          std::to_string(tvm.version) + ")";
-  const bool op = m.style == ModuleStyle::kOperator;
-  const bool graph = !op && tvm.executor == Executor::kGraph;
-  if (!op && tvm.executor == Executor::kUnknown) {
-    return Unimplemented(who + " uses executor " + QuoteForMessage(ToString(*tvm.executor)) +
-                         "; mlf run runs TVM's aot and graph executors");
-  }
-  if (graph && tvm.graph_path.empty()) {
-    return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph "
-                                    "JSON (executor-config/graph/)");
-  }
-  if (!tvm.foreign_target.empty()) {
-    const std::string platform = PlatformForCpu(m.target.mcpu);
-    return FailedPrecondition(
-        who + " needs target " + tvm.foreign_target + ": " + tvm.foreign_evidence +
-        "; it cannot run on this host (" + HostTriple() + "). Build a firmware project for it: mlf "
-        "project ARCHIVE -o DIR --platform " + (platform.empty() ? "<board>" : platform));
-  }
-  if (!graph && !op && (m.interface_api != InterfaceApi::kC || tvm.run_function.empty())) {
-    return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(module) +
-                              "_run in codegen/host/include/tvmgen_" + SanitizeCName(module) +
-                              ".h): it was built for TVM's packed API; mlf run runs AOT modules "
-                              "built with interface-api=c and graph executor modules");
-  }
-  if (m.sources.empty()) {
-    return FailedPrecondition(who + " has no C sources" +
-                              (tvm.object_files.empty() ? std::string()
-                                                        : ", only object files of TVM's llvm target (" +
-                                                              Join(tvm.object_files) + ")") +
-                              "; mlf run compiles C sources");
-  }
-  for (const std::string& s : m.sources) {
-    if (!EndsWith(s, ".c")) {
-      return Unimplemented(who + ": " + s + " is C++; mlf run compiles C sources only");
-    }
-  }
-  if (op) return tvm_compat::OperatorBuffers(who, tvm).status();
-  if (!graph && !tvm.extra_run_arguments.empty()) {
-    return Unimplemented(who + ": its entry point tvmgen_" + SanitizeCName(module) +
-                         "_run also takes " + Join(tvm.extra_run_arguments) +
-                         " (workspace pools or devices the caller provides), which mlf run does "
-                         "not provide");
-  }
-  for (const auto* list : {&m.inputs, &m.outputs}) {
-    for (const TensorInfo& t : *list) {
-      const char* kind = list == &m.inputs ? "input" : "output";
-      if (t.dtype.empty()) {
-        return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
-                                  QuoteForMessage(t.name) + " (metadata.json has no memory " +
-                                  kind + "s and there is no Relay text)");
-      }
-      if (t.size_bytes == 0 && !t.shape_known) {
-        return FailedPrecondition(who + ": the archive does not say the size of " + kind + " " +
-                                  QuoteForMessage(t.name));
-      }
-    }
-  }
-  if (m.outputs.empty()) {
-    return FailedPrecondition(who + ": the archive names no outputs");
-  }
-  return Status::Ok();
+  return PlanTvmModule(module, m).host;
 }
 
 Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMetadata& m,

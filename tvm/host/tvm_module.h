@@ -63,7 +63,8 @@ namespace mlf {
 
 // Ok when `module` (with m.tvm set) can run on this host as far as its
 // metadata says; otherwise kFailedPrecondition (or kUnimplemented) saying
-// why. A graph module also needs its graph plan: TvmHostCheck.
+// why: the host verdict of its plan (tvm/plan/tvm_plan.h). A graph module
+// also needs its graph plan: TvmHostCheck.
 Status TvmHostSupport(const std::string& module, const ModuleMetadata& m);
 
 // Everything CreateExecutor checks before compiling: TvmHostSupport, and
@@ -112,9 +113,6 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
 // Inputs or outputs as executor specs; unknown shapes become [count].
 Result<std::vector<TensorSpec>> TvmTensorSpecs(const std::string& module, const char* kind,
                                                const std::vector<TensorInfo>& tensors);
-
-// The `mlf project` platform that has `mcpu` ("" when none matches).
-std::string PlatformForCpu(const std::string& mcpu);
 
 }  // namespace mlf
 

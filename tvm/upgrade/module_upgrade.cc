@@ -7,6 +7,7 @@
 #include "artifact/format/param_blob.h"
 #include "tvm/compat/graph_source.h"
 #include "tvm/format/tvm_code.h"
+#include "tvm/plan/tvm_plan.h"
 #include "tvm/upgrade/adapter.h"
 #include "tvm/upgrade/c_rewrite.h"
 
@@ -15,40 +16,10 @@ namespace {
 
 uint64_t Align64(uint64_t n) { return (n + 63) / 64 * 64; }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string Join(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
-}
-
-constexpr char kNotRunnable[] = "; a version-8 archive runs TVM AOT modules with the C interface "
-                                "and graph executor modules only, so upgrade cannot make it "
-                                "runnable (mlf inspect and mlf verify read the original)";
-
-Status CheckTensors(const std::string& who, const ModuleMetadata& m) {
-  for (const auto* list : {&m.inputs, &m.outputs}) {
-    const char* kind = list == &m.inputs ? "input" : "output";
-    for (const TensorInfo& t : *list) {
-      if (t.dtype.empty()) {
-        return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
-                                  QuoteForMessage(t.name) +
-                                  "; version-8 metadata records every dtype");
-      }
-      if (!t.shape_known) {
-        return FailedPrecondition(who + ": the shape of " + kind + " " + QuoteForMessage(t.name) +
-                                  " is unknown (" + std::to_string(t.size_bytes) +
-                                  " bytes; the archive has no Relay text or graph JSON "
-                                  "that says it); version-8 metadata records every shape and "
-                                  "upgrade does not invent one");
-      }
-    }
-  }
-  if (m.outputs.empty()) return FailedPrecondition(who + ": the archive names no outputs");
-  return Status::Ok();
 }
 
 // TVM's interface header must declare the structs the adapter's header
@@ -186,51 +157,7 @@ std::optional<ParametersInfo> BlobParameters(const std::string& c, const tvm_com
 }  // namespace
 
 Status CheckUpgradable(const std::string& name, const ModuleMetadata& m) {
-  const TvmModuleInfo& tvm = *m.tvm;
-  const std::string who = "module " + QuoteForMessage(name) + " (TVM metadata version " +
-                          std::to_string(tvm.version) + ")";
-  if (m.style == ModuleStyle::kOperator) {
-    // Version-8 modules are full models whose inputs and outputs are
-    // distinct tensors with distinct C names (the ABI's size macros); an
-    // operator's buffers are neither, and TVM does not say which it writes.
-    return FailedPrecondition(
-        who + " is operator style: TVM operators over named buffers, without a model entry point, "
-              "and TVM's metadata does not say which buffers they write; a version-8 module is a "
-              "full model whose inputs and outputs are distinct tensors, so upgrade would have to "
-              "guess. mlf run and mlf project take the original archive (every buffer is an input "
-              "and an output there)");
-  }
-  const bool graph = tvm.executor == Executor::kGraph;
-  if (tvm.executor == Executor::kUnknown) {
-    return Unimplemented(who + " uses executor " + QuoteForMessage(ToString(*tvm.executor)) +
-                         "; upgrade converts TVM's aot and graph executors");
-  }
-  if (graph && tvm.graph_path.empty()) {
-    return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph JSON "
-                                    "(executor-config/graph/)" + kNotRunnable);
-  }
-  if (!graph && (m.interface_api != InterfaceApi::kC || tvm.run_function.empty())) {
-    return FailedPrecondition(who + " has no C interface (no tvmgen_" + SanitizeCName(name) +
-                              "_run in its interface header): it was built for TVM's packed API" +
-                              kNotRunnable);
-  }
-  if (m.sources.empty()) {
-    return FailedPrecondition(who + " has no C sources" +
-                              (tvm.object_files.empty() ? std::string()
-                                                        : ", only object files of TVM's llvm target (" +
-                                                              Join(tvm.object_files) + ")") +
-                              "; version-8 archives carry C sources");
-  }
-  for (const std::string& s : m.sources) {
-    if (!EndsWith(s, ".c")) return Unimplemented(who + ": " + s + " is C++; upgrade carries C sources only");
-  }
-  if (!graph && !tvm.extra_run_arguments.empty()) {
-    return Unimplemented(who + ": its entry point tvmgen_" + SanitizeCName(name) + "_run also takes " +
-                         Join(tvm.extra_run_arguments) +
-                         " (workspace pools or devices the caller provides), which ABI version 1 "
-                         "has no place for");
-  }
-  return CheckTensors(who, m);
+  return PlanTvmModule(name, m).upgrade;
 }
 
 Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetadata& m,

@@ -29,8 +29,9 @@ struct UpgradedModule {
 };
 
 // Ok when module `name` (normalised TVM metadata, m.tvm set) can become a
-// runnable version-8 module; otherwise FailedPrecondition / Unimplemented
-// saying why.
+// runnable version-8 module as far as its metadata says; otherwise
+// FailedPrecondition / Unimplemented saying why: the upgrade verdict of its
+// plan (tvm/plan/tvm_plan.h).
 Status CheckUpgradable(const std::string& name, const ModuleMetadata& m);
 
 // Converts module `name`. `members` holds the archive's code and header

@@ -1,0 +1,288 @@
+#include "tvm/plan/tvm_plan.h"
+
+#include "artifact/base/display_text.h"
+#include "artifact/format/c_name.h"
+#include "artifact/toolchain/host_build.h"
+#include "tvm/compat/operator_source.h"
+#include "tvm/plan/target_platforms.h"
+
+namespace mlf {
+namespace {
+
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& item) {
+  for (const std::string& x : list) {
+    if (x == item) return true;
+  }
+  return false;
+}
+
+std::string Join(const std::vector<std::string>& items, const std::string& separator = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? separator : "") + items[i];
+  return out;
+}
+
+bool IsTvmRuntimeHeader(const std::string& path) {
+  return StartsWith(path, "tvm/") || StartsWith(path, "dlpack/");
+}
+
+// ---- The facts ----
+
+void DescribeCode(const std::string& name, const ModuleMetadata& m, TvmModulePlan* p) {
+  const TvmModuleInfo& tvm = *m.tvm;
+  p->module = name;
+  p->c_name = SanitizeCName(name);
+  p->metadata_version = tvm.version;
+  p->executor_text = tvm.executor ? ToString(*tvm.executor) : "";
+  if (m.style == ModuleStyle::kOperator) {
+    p->run_kind = TvmRunKind::kOperators;
+  } else if (tvm.executor == Executor::kGraph) {
+    p->run_kind = TvmRunKind::kGraph;
+  } else if (tvm.executor == Executor::kUnknown) {
+    p->run_kind = TvmRunKind::kUnknown;
+  } else {
+    p->run_kind = TvmRunKind::kAot;  // also when metadata.json names no executor
+  }
+  p->interface_api = m.interface_api;
+  p->run_function = tvm.run_function;
+  if (p->run_kind == TvmRunKind::kAot) {
+    p->entry = m.interface_api == InterfaceApi::kC && !tvm.run_function.empty()
+                   ? TvmEntryStyle::kStructRun
+                   : TvmEntryStyle::kPackedApi;
+  }
+  p->inner_function = tvm.main_function;
+  if (EndsWith(tvm.main_function, "___tvm_main__")) p->inner = TvmInnerEntry::kTvmMain;
+  if (EndsWith(tvm.main_function, "_run_model")) p->inner = TvmInnerEntry::kRunModel;
+  p->caller_pools = tvm.extra_run_arguments;
+  if (m.parameters && m.parameters->storage == ParamStorage::kTvmParams) {
+    p->params_member = m.parameters->path;
+  }
+  p->graph_member = tvm.graph_path;
+  p->bundled_runtime = tvm.bundled_runtime;
+  p->runtime_headers = tvm.runtime_headers;
+  p->system_lib_registry = Contains(tvm.runtime_headers, "tvm/runtime/crt/module.h");
+  p->c_metadata_module = Contains(tvm.runtime_headers, "tvm/runtime/metadata_types.h");
+  for (const std::string& h : tvm.external_headers) {
+    if (!IsTvmRuntimeHeader(h)) p->non_tvm_headers.push_back(h);
+  }
+  for (const std::string& s : m.sources) (EndsWith(s, ".c") ? p->c_sources : p->other_sources).push_back(s);
+  p->object_files = tvm.object_files;
+  p->target_cpu = m.target.mcpu;
+  p->foreign_target = tvm.foreign_target;
+  p->foreign_evidence = tvm.foreign_evidence;
+  p->firmware_platforms =
+      tvm.foreign_target.empty() ? firmware::PlatformNames() : PlatformsForTarget(tvm.foreign_target);
+}
+
+// ---- The verdicts ----
+// Each consumer refuses in its own order and words (the CLI tests assert
+// them); the facts they read are the plan's.
+
+// "module 'm' (TVM archive, metadata version 7)": run and project.
+std::string LoaderWho(const TvmModulePlan& p) {
+  return "module " + QuoteForMessage(p.module) + " (TVM archive, metadata version " +
+         std::to_string(p.metadata_version) + ")";
+}
+
+bool HasSources(const TvmModulePlan& p) { return !p.c_sources.empty() || !p.other_sources.empty(); }
+
+// "... has no C sources[, only object files of TVM's llvm target (...)]<tail>"
+Status NoSources(const std::string& who, const TvmModulePlan& p, const std::string& tail) {
+  return FailedPrecondition(who + " has no C sources" +
+                            (p.object_files.empty()
+                                 ? std::string()
+                                 : ", only object files of TVM's llvm target (" + Join(p.object_files) + ")") +
+                            tail);
+}
+
+// The dtype and size checks run and project share (`mlf run` shows tensors
+// of unknown shape flat, so their size must be known).
+Status CheckLoaderTensors(const std::string& who, const ModuleMetadata& m) {
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    const char* kind = list == &m.inputs ? "input" : "output";
+    for (const TensorInfo& t : *list) {
+      if (t.dtype.empty()) {
+        return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
+                                  QuoteForMessage(t.name) + " (metadata.json has no memory " +
+                                  kind + "s and there is no Relay text)");
+      }
+      if (t.size_bytes == 0 && !t.shape_known) {
+        return FailedPrecondition(who + ": the archive does not say the size of " + kind + " " +
+                                  QuoteForMessage(t.name));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status HostVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
+  const std::string who = LoaderWho(p);
+  const bool op = p.run_kind == TvmRunKind::kOperators;
+  const bool graph = p.run_kind == TvmRunKind::kGraph;
+  if (p.run_kind == TvmRunKind::kUnknown) {
+    return Unimplemented(who + " uses executor " + QuoteForMessage(p.executor_text) +
+                         "; mlf run runs TVM's aot and graph executors");
+  }
+  if (graph && p.graph_member.empty()) {
+    return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph "
+                                    "JSON (executor-config/graph/)");
+  }
+  if (!p.foreign_target.empty()) {
+    const std::string platform = p.firmware_platforms.empty() ? "<board>" : p.firmware_platforms[0];
+    return FailedPrecondition(
+        who + " needs target " + p.foreign_target + ": " + p.foreign_evidence +
+        "; it cannot run on this host (" + HostTriple() + "). Build a firmware project for it: mlf "
+        "project ARCHIVE -o DIR --platform " + platform);
+  }
+  if (p.entry == TvmEntryStyle::kPackedApi) {
+    return FailedPrecondition(who + " has no C interface (no tvmgen_" + p.c_name +
+                              "_run in codegen/host/include/tvmgen_" + p.c_name +
+                              ".h): it was built for TVM's packed API; mlf run runs AOT modules "
+                              "built with interface-api=c and graph executor modules");
+  }
+  if (!HasSources(p)) return NoSources(who, p, "; mlf run compiles C sources");
+  if (!p.other_sources.empty()) {
+    return Unimplemented(who + ": " + p.other_sources[0] + " is C++; mlf run compiles C sources only");
+  }
+  if (op) return tvm_compat::OperatorBuffers(who, *m.tvm).status();
+  if (!graph && !p.caller_pools.empty()) {
+    return Unimplemented(who + ": its entry point tvmgen_" + p.c_name + "_run also takes " +
+                         Join(p.caller_pools) +
+                         " (workspace pools or devices the caller provides), which mlf run does "
+                         "not provide");
+  }
+  MLF_RETURN_IF_ERROR(CheckLoaderTensors(who, m));
+  if (m.outputs.empty()) return FailedPrecondition(who + ": the archive names no outputs");
+  return Status::Ok();
+}
+
+// What `mlf project` says on a platform that can build the code.
+Status FirmwareKindVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
+  const std::string who = LoaderWho(p);
+  if (p.run_kind == TvmRunKind::kOperators) {
+    if (m.tvm->operator_buffers.empty()) {
+      return FailedPrecondition(who + " is operator style but its metadata lists no buffers");
+    }
+  } else if (p.run_kind == TvmRunKind::kGraph) {
+    if (p.graph_member.empty()) {
+      return FailedPrecondition(who + " uses the graph executor but the archive has no graph "
+                                      "JSON (executor-config/graph/)");
+    }
+  } else if (p.executor_text != ToString(Executor::kAot)) {
+    return Unimplemented(who + " uses executor " + QuoteForMessage(p.executor_text) +
+                         "; mlf project builds TVM's aot and graph executors");
+  } else if (p.entry == TvmEntryStyle::kPackedApi) {
+    return FailedPrecondition(who + " has no C interface (no tvmgen_" + p.c_name +
+                              "_run in codegen/host/include/tvmgen_" + p.c_name +
+                              ".h): it was built for TVM's packed API; mlf project builds AOT "
+                              "modules built with interface-api=c");
+  } else if (!p.caller_pools.empty()) {
+    return Unimplemented(who + ": its entry point tvmgen_" + p.c_name + "_run also takes " +
+                         Join(p.caller_pools) +
+                         " (workspace pools or devices the caller provides), which the generated "
+                         "main.c does not provide");
+  } else if (m.outputs.empty()) {
+    return FailedPrecondition(who + ": the archive names no outputs");
+  }
+  if (!HasSources(p)) return NoSources(who, p, "; a firmware project compiles C sources");
+  if (!p.other_sources.empty()) {
+    return Unimplemented(who + ": " + p.other_sources[0] +
+                         " is not C; a firmware project compiles C sources only");
+  }
+  if (p.run_kind != TvmRunKind::kOperators) return CheckLoaderTensors(who, m);
+  return Status::Ok();
+}
+
+constexpr char kNotRunnable[] = "; a version-8 archive runs TVM AOT modules with the C interface "
+                                "and graph executor modules only, so upgrade cannot make it "
+                                "runnable (mlf inspect and mlf verify read the original)";
+
+Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
+  const std::string who = "module " + QuoteForMessage(p.module) + " (TVM metadata version " +
+                          std::to_string(p.metadata_version) + ")";
+  if (p.run_kind == TvmRunKind::kOperators) {
+    // Version-8 modules are full models whose inputs and outputs are
+    // distinct tensors with distinct C names (the ABI's size macros); an
+    // operator's buffers are neither, and TVM does not say which it writes.
+    return FailedPrecondition(
+        who + " is operator style: TVM operators over named buffers, without a model entry point, "
+              "and TVM's metadata does not say which buffers they write; a version-8 module is a "
+              "full model whose inputs and outputs are distinct tensors, so upgrade would have to "
+              "guess. mlf run and mlf project take the original archive (every buffer is an input "
+              "and an output there)");
+  }
+  const bool graph = p.run_kind == TvmRunKind::kGraph;
+  if (p.run_kind == TvmRunKind::kUnknown) {
+    return Unimplemented(who + " uses executor " + QuoteForMessage(p.executor_text) +
+                         "; upgrade converts TVM's aot and graph executors");
+  }
+  if (graph && p.graph_member.empty()) {
+    return FailedPrecondition(who + " uses TVM's graph executor but the archive has no graph JSON "
+                                    "(executor-config/graph/)" + kNotRunnable);
+  }
+  if (p.entry == TvmEntryStyle::kPackedApi) {
+    return FailedPrecondition(who + " has no C interface (no tvmgen_" + p.c_name +
+                              "_run in its interface header): it was built for TVM's packed API" +
+                              kNotRunnable);
+  }
+  if (!HasSources(p)) return NoSources(who, p, "; version-8 archives carry C sources");
+  if (!p.other_sources.empty()) {
+    return Unimplemented(who + ": " + p.other_sources[0] + " is C++; upgrade carries C sources only");
+  }
+  if (!graph && !p.caller_pools.empty()) {
+    return Unimplemented(who + ": its entry point tvmgen_" + p.c_name + "_run also takes " +
+                         Join(p.caller_pools) +
+                         " (workspace pools or devices the caller provides), which ABI version 1 "
+                         "has no place for");
+  }
+  // Version-8 metadata records every dtype and shape.
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    const char* kind = list == &m.inputs ? "input" : "output";
+    for (const TensorInfo& t : *list) {
+      if (t.dtype.empty()) {
+        return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
+                                  QuoteForMessage(t.name) +
+                                  "; version-8 metadata records every dtype");
+      }
+      if (!t.shape_known) {
+        return FailedPrecondition(who + ": the shape of " + kind + " " + QuoteForMessage(t.name) +
+                                  " is unknown (" + std::to_string(t.size_bytes) +
+                                  " bytes; the archive has no Relay text or graph JSON "
+                                  "that says it); version-8 metadata records every shape and "
+                                  "upgrade does not invent one");
+      }
+    }
+  }
+  if (m.outputs.empty()) return FailedPrecondition(who + ": the archive names no outputs");
+  return Status::Ok();
+}
+
+}  // namespace
+
+TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m) {
+  TvmModulePlan p;
+  DescribeCode(name, m, &p);
+  p.host = HostVerdict(p, m);
+  p.firmware = FirmwareKindVerdict(p, m);
+  p.upgrade = UpgradeVerdict(p, m);
+  return p;
+}
+
+Status FirmwareVerdict(const TvmModulePlan& p, const firmware::Platform& platform) {
+  if (p.foreign_target.empty() || Contains(p.firmware_platforms, platform.name)) return p.firmware;
+  const std::string built_for =
+      platform.cortex_m ? platform.cpu : std::string("this host, ") + HostTriple();
+  return FailedPrecondition(
+      LoaderWho(p) + " needs target " + p.foreign_target + ": " + p.foreign_evidence +
+      "; it cannot be built for platform " + platform.name + " (" + built_for + ")" +
+      (p.firmware_platforms.empty() ? ", nor for any other platform of mlf project"
+                                    : ". Build it with --platform " + Join(p.firmware_platforms, " or ")));
+}
+
+}  // namespace mlf

@@ -1,0 +1,117 @@
+// What a module of a TVM archive (metadata versions 5-7) needs, and how it
+// runs here: the one answer the host adapter (`mlf run`, tvm/host), the
+// firmware adapter (`mlf project`, tvm/firmware) and `mlf upgrade`
+// (tvm/upgrade) read, and `mlf inspect` / `mlf verify` report through them.
+//
+// The plan is derived once from the normalised metadata (ModuleMetadata and
+// its TvmModuleInfo, which the archive scan and the code scan filled:
+// tvm/format/tvm_archive.h, tvm_code.h). It holds what the archive's code
+// looks like (executor, interface, entry point, parameters, pools, runtime
+// pieces, headers, target) and three verdicts: whether it runs on this host,
+// in which firmware projects, and whether upgrade can make a version-8 module
+// of it, each with the exact reason when not. Checks that need member bytes
+// (a graph executor module's graph plan, the interface header's structs, the
+// sources upgrade rewrites) stay with the consumer that reads those members.
+//
+// What the scan does not establish yet is not in the plan (not guessed):
+// whether an AOT module links its parameters into the code (__tvm_param__ /
+// constant pools), USMP pools the code keeps as static arrays, and the v5
+// packed run wrapper's parameter list (issue 16 teaches the scan those).
+#ifndef MLFKIT_TVM_PLAN_TVM_PLAN_H_
+#define MLFKIT_TVM_PLAN_TVM_PLAN_H_
+
+#include <string>
+#include <vector>
+
+#include "artifact/base/status.h"
+#include "artifact/format/metadata.h"
+#include "loader/firmware/platform.h"
+
+namespace mlf {
+
+// How a loader drives the module.
+enum class TvmRunKind {
+  kAot,        // TVM's AOT executor: the code has a model entry point
+  kGraph,      // TVM's graph executor: graph JSON + packed operators
+  kOperators,  // operator style: TVM operators over named buffers, no model
+  kUnknown,    // an executor mlfkit does not know (TvmModulePlan::executor_text)
+};
+
+// The model entry point of an AOT module.
+enum class TvmEntryStyle {
+  kNone,       // graph executor, operator style or an unknown executor
+  kStructRun,  // the C interface: int32_t tvmgen_<mod>_run(struct tvmgen_<mod>_inputs*,
+               // struct tvmgen_<mod>_outputs*[, caller pools]), declared by the interface header
+  kPackedApi,  // no C interface: TVM's packed API (interface-api=packed, or no header
+               // declaring the struct run)
+};
+
+// What the C interface's run wrapper calls.
+enum class TvmInnerEntry {
+  kNone,      // no source defines either
+  kTvmMain,   // tvmgen_<mod>___tvm_main__
+  kRunModel,  // tvmgen_<mod>_run_model (TVM before Feb 2022)
+};
+
+struct TvmModulePlan {
+  std::string module;  // the module's name
+  std::string c_name;  // its C name (tvmgen_<c_name>_...)
+  int metadata_version = 0;
+
+  // The code.
+  TvmRunKind run_kind = TvmRunKind::kAot;
+  std::string executor_text;  // the executor as written ("" for operator style)
+  InterfaceApiValue interface_api = InterfaceApi::kC;
+  TvmEntryStyle entry = TvmEntryStyle::kNone;
+  std::string run_function;    // "tvmgen_<c>_run" with the C interface, else ""
+  TvmInnerEntry inner = TvmInnerEntry::kNone;
+  std::string inner_function;  // the symbol of `inner`, "" for kNone
+  // Workspace pools or devices the entry point takes from its caller
+  // (USMP with user pools): the struct names after tvmgen_<mod>_.
+  std::vector<std::string> caller_pools;
+  std::string params_member;  // parameters/<mod>.params, "" when the archive has none
+  std::string graph_member;   // the graph executor's JSON, "" when none
+  // Runtime pieces, known from the headers the code includes.
+  bool bundled_runtime = false;      // the archive carries TVM's standalone CRT (runtime/include/)
+  bool system_lib_registry = false;  // includes tvm/runtime/crt/module.h (TVMSystemLibEntryPoint)
+  bool c_metadata_module = false;    // includes tvm/runtime/metadata_types.h
+  // The TVM runtime headers (tvm/..., dlpack/...) the module's sources
+  // include, whoever provides them, in the order first seen.
+  std::vector<std::string> runtime_headers;
+  // Headers from outside the archive that are neither the C library's nor
+  // TVM's runtime: compiler intrinsics (arm_acle.h) or vendor libraries
+  // (arm_nnfunctions.h, esp_kernel.h).
+  std::vector<std::string> non_tvm_headers;
+  std::vector<std::string> c_sources;     // members ending in .c
+  std::vector<std::string> other_sources; // C++ and other sources
+  std::vector<std::string> object_files;  // codegen/host/lib/*.o (TVM's llvm target)
+  std::string target_cpu;        // -mcpu of the target, "" when it names none
+  // Non-empty when the code builds only for another architecture: the target
+  // it needs and the evidence (TvmModuleInfo::foreign_target).
+  std::string foreign_target;
+  std::string foreign_evidence;
+
+  // The verdicts. Ok, or why not (the messages `mlf run`, `mlf project` and
+  // `mlf upgrade` print).
+  // mlf run on this host, as far as the metadata says (a graph executor
+  // module also needs its graph plan: TvmHostCheck, tvm/host/tvm_module.h).
+  Status host;
+  // mlf project on the platforms in `firmware_platforms` (every platform when
+  // the code is portable C; the boards whose core runs `foreign_target`
+  // otherwise); other platforms are refused by FirmwareVerdict.
+  Status firmware;
+  std::vector<std::string> firmware_platforms;
+  // mlf upgrade to a runnable version-8 module, as far as the metadata says.
+  Status upgrade;
+};
+
+// The plan of module `name`; `m.tvm` must be set.
+TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m);
+
+// `plan.firmware` for `platform`, or why `platform` cannot build the module's
+// code (naming the platforms that can).
+Status FirmwareVerdict(const TvmModulePlan& plan, const firmware::Platform& platform);
+
+}  // namespace mlf
+
+#endif  // MLFKIT_TVM_PLAN_TVM_PLAN_H_

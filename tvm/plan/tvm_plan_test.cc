@@ -1,0 +1,390 @@
+#include "tvm/plan/tvm_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "artifact/archive/archive_source.h"
+#include "artifact/toolchain/host_build.h"
+#include "loader/firmware/platform.h"
+#include "tests/tvm_fixtures/tvm_fixtures.h"
+#include "tvm/format/tvm_archive.h"
+
+namespace mlf {
+namespace {
+
+using Names = std::vector<std::string>;
+using tvm_testing::Files;
+
+const Names kAllPlatforms = {"host", "mps2-an385", "mps2-an386", "mps2-an500"};
+// What TVM's C sources include (the fixtures write lib0 or the operators first).
+const Names kRuntime = {"tvm/runtime/c_runtime_api.h", "tvm/runtime/c_backend_api.h"};
+
+// The fixture read the way every command reads a TVM archive.
+Metadata Scan(const Files& files) {
+  const std::string tar = tvm_testing::BuildTar(tvm_testing::LayoutMembers(files, {}));
+  std::unique_ptr<ArchiveSource> source = ArchiveSource::Memory(tar, "fixture.tar");
+  Result<std::optional<TvmArchiveScan>> scan = ScanTvmArchive(*source, ReaderLimits{});
+  EXPECT_TRUE(scan.ok()) << scan.status().message();
+  EXPECT_TRUE(scan.ok() && scan->has_value());
+  return scan.ok() && scan->has_value() ? (*scan)->metadata : Metadata{};
+}
+
+TvmModulePlan Plan(const Metadata& metadata, const std::string& module) {
+  return PlanTvmModule(module, metadata.modules.at(module));
+}
+
+firmware::Platform Board(const std::string& name) { return *firmware::FindPlatform(name); }
+
+// The verdicts of a module that runs everywhere a platform can build it.
+void ExpectRunsEverywhere(const TvmModulePlan& p) {
+  EXPECT_EQ(p.host.message(), "");
+  EXPECT_TRUE(p.host.ok());
+  EXPECT_TRUE(p.firmware.ok()) << p.firmware.message();
+  EXPECT_EQ(p.firmware_platforms, kAllPlatforms);
+  for (const std::string& name : kAllPlatforms) {
+    EXPECT_TRUE(FirmwareVerdict(p, Board(name)).ok()) << name;
+  }
+}
+
+TEST(TvmPlanTest, AotStructRunCallingTvmMain) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::DenseV7()), "default");
+  EXPECT_EQ(p.module, "default");
+  EXPECT_EQ(p.c_name, "default");
+  EXPECT_EQ(p.metadata_version, 7);
+  EXPECT_EQ(p.run_kind, TvmRunKind::kAot);
+  EXPECT_EQ(p.executor_text, "aot");
+  EXPECT_EQ(p.interface_api, InterfaceApi::kC);
+  EXPECT_EQ(p.entry, TvmEntryStyle::kStructRun);
+  EXPECT_EQ(p.run_function, "tvmgen_default_run");
+  EXPECT_EQ(p.inner, TvmInnerEntry::kTvmMain);
+  EXPECT_EQ(p.inner_function, "tvmgen_default___tvm_main__");
+  EXPECT_EQ(p.caller_pools, Names{});
+  EXPECT_EQ(p.params_member, "parameters/default.params");
+  EXPECT_EQ(p.graph_member, "");
+  EXPECT_FALSE(p.bundled_runtime);
+  EXPECT_FALSE(p.system_lib_registry);
+  EXPECT_FALSE(p.c_metadata_module);
+  EXPECT_EQ(p.runtime_headers, kRuntime);
+  EXPECT_EQ(p.non_tvm_headers, Names{});
+  EXPECT_EQ(p.c_sources, (Names{"codegen/host/src/default_lib0.c", "codegen/host/src/default_lib1.c"}));
+  EXPECT_EQ(p.other_sources, Names{});
+  EXPECT_EQ(p.object_files, Names{});
+  EXPECT_EQ(p.target_cpu, "");
+  EXPECT_EQ(p.foreign_target, "");
+  ExpectRunsEverywhere(p);
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+}
+
+TEST(TvmPlanTest, AotWithStaticUsmpPools) {
+  // The pools are static arrays in second_lib0.c: nothing the caller
+  // provides (the plan does not record static pools yet).
+  const TvmModulePlan p = Plan(Scan(tvm_testing::PairV7()), "second");
+  EXPECT_EQ(p.run_kind, TvmRunKind::kAot);
+  EXPECT_EQ(p.entry, TvmEntryStyle::kStructRun);
+  EXPECT_EQ(p.run_function, "tvmgen_second_run");
+  EXPECT_EQ(p.inner_function, "tvmgen_second___tvm_main__");
+  EXPECT_EQ(p.caller_pools, Names{});
+  EXPECT_EQ(p.params_member, "parameters/second.params");
+  EXPECT_EQ(p.c_sources, (Names{"codegen/host/src/second_lib0.c", "codegen/host/src/second_lib1.c"}));
+  EXPECT_EQ(p.runtime_headers, kRuntime);
+  ExpectRunsEverywhere(p);
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+}
+
+TEST(TvmPlanTest, TwoModulesArePlannedApart) {
+  const Metadata metadata = Scan(tvm_testing::MultiV7());
+  const TvmModulePlan a = Plan(metadata, "default");
+  const TvmModulePlan b = Plan(metadata, "second");
+  EXPECT_EQ(a.c_sources, (Names{"codegen/host/src/default_lib0.c", "codegen/host/src/default_lib1.c"}));
+  EXPECT_EQ(b.c_sources, (Names{"codegen/host/src/second_lib0.c", "codegen/host/src/second_lib1.c"}));
+  EXPECT_EQ(a.inner_function, "tvmgen_default___tvm_main__");
+  EXPECT_EQ(b.inner_function, "tvmgen_second___tvm_main__");
+  ExpectRunsEverywhere(a);
+  ExpectRunsEverywhere(b);
+}
+
+TEST(TvmPlanTest, V5AotCallingRunModel) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::ScaleV5()), "default");
+  EXPECT_EQ(p.metadata_version, 5);
+  EXPECT_EQ(p.run_kind, TvmRunKind::kAot);
+  EXPECT_EQ(p.entry, TvmEntryStyle::kStructRun);
+  EXPECT_EQ(p.run_function, "tvmgen_default_run");
+  EXPECT_EQ(p.inner, TvmInnerEntry::kRunModel);
+  EXPECT_EQ(p.inner_function, "tvmgen_default_run_model");
+  EXPECT_EQ(p.params_member, "parameters/default.params");
+  ExpectRunsEverywhere(p);
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+}
+
+TEST(TvmPlanTest, GraphExecutor) {
+  for (const Files& files : {tvm_testing::GraphV6(), tvm_testing::GraphChainV6()}) {
+    const TvmModulePlan p = Plan(Scan(files), "default");
+    EXPECT_EQ(p.metadata_version, 6);
+    EXPECT_EQ(p.run_kind, TvmRunKind::kGraph);
+    EXPECT_EQ(p.executor_text, "graph");
+    EXPECT_EQ(p.entry, TvmEntryStyle::kNone);
+    EXPECT_EQ(p.run_function, "");
+    EXPECT_EQ(p.inner, TvmInnerEntry::kNone);
+    EXPECT_EQ(p.graph_member, "executor-config/graph/graph.json");
+    EXPECT_EQ(p.params_member, "parameters/default.params");
+    EXPECT_EQ(p.runtime_headers, kRuntime);
+    EXPECT_FALSE(p.system_lib_registry);
+    ExpectRunsEverywhere(p);
+    EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+  }
+}
+
+TEST(TvmPlanTest, OperatorStyle) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::OperatorV5()), "add");
+  EXPECT_EQ(p.module, "add");
+  EXPECT_EQ(p.run_kind, TvmRunKind::kOperators);
+  EXPECT_EQ(p.executor_text, "");
+  EXPECT_EQ(p.entry, TvmEntryStyle::kNone);
+  EXPECT_EQ(p.params_member, "");
+  EXPECT_EQ(p.c_sources, Names{"codegen/host/src/lib0.c"});
+  EXPECT_EQ(p.runtime_headers, kRuntime);
+  ExpectRunsEverywhere(p);
+  EXPECT_EQ(p.upgrade.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'add' (TVM metadata version 5) is operator style: TVM operators over named "
+            "buffers, without a model entry point, and TVM's metadata does not say which buffers "
+            "they write; a version-8 module is a full model whose inputs and outputs are distinct "
+            "tensors, so upgrade would have to guess. mlf run and mlf project take the original "
+            "archive (every buffer is an input and an output there)");
+}
+
+TEST(TvmPlanTest, BundledRuntime) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::BundledV7()), "default");
+  EXPECT_TRUE(p.bundled_runtime);
+  EXPECT_EQ(p.runtime_headers, kRuntime);
+  ExpectRunsEverywhere(p);
+}
+
+TEST(TvmPlanTest, CortexMCodeRunsOnlyOnItsBoards) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::ArmV7()), "default");
+  EXPECT_EQ(p.run_kind, TvmRunKind::kAot);
+  EXPECT_EQ(p.entry, TvmEntryStyle::kStructRun);
+  EXPECT_EQ(p.target_cpu, "cortex-m4");
+  EXPECT_EQ(p.foreign_target, "cortex-m4");
+  EXPECT_EQ(p.foreign_evidence, "codegen/host/src/default_lib1.c includes <arm_acle.h>");
+  EXPECT_EQ(p.non_tvm_headers, Names{"arm_acle.h"});
+  EXPECT_EQ(p.firmware_platforms, (Names{"mps2-an386", "mps2-an500"}));
+  EXPECT_EQ(p.host.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 7) needs target cortex-m4: "
+            "codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot run on this host (" +
+                std::string(HostTriple()) +
+                "). Build a firmware project for it: mlf project ARCHIVE -o DIR --platform mps2-an386");
+  EXPECT_TRUE(p.firmware.ok()) << p.firmware.message();
+  EXPECT_TRUE(FirmwareVerdict(p, Board("mps2-an386")).ok());
+  EXPECT_TRUE(FirmwareVerdict(p, Board("mps2-an500")).ok());
+  const Status m3 = FirmwareVerdict(p, Board("mps2-an385"));
+  EXPECT_EQ(m3.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(m3.message(),
+            "module 'default' (TVM archive, metadata version 7) needs target cortex-m4: "
+            "codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot be built for platform "
+            "mps2-an385 (Cortex-M3). Build it with --platform mps2-an386 or mps2-an500");
+  EXPECT_EQ(FirmwareVerdict(p, Board("host")).message(),
+            "module 'default' (TVM archive, metadata version 7) needs target cortex-m4: "
+            "codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot be built for platform "
+            "host (this host, " + std::string(HostTriple()) +
+                "). Build it with --platform mps2-an386 or mps2-an500");
+  // upgrade makes a version-8 module of it (for firmware only).
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+}
+
+// The host and the firmware read one map: the board the host suggests is the
+// first the firmware accepts (they disagreed for Cortex-M0 and M1 targets).
+TEST(TvmPlanTest, HostSuggestsTheFirstBoardTheFirmwareAccepts) {
+  Metadata metadata = Scan(tvm_testing::ArmV7());
+  ModuleMetadata& m = metadata.modules.at("default");
+  for (const std::string cpu : {"cortex-m0", "cortex-m0plus", "cortex-m1", "cortex-m3", "cortex-m4",
+                                "cortex-m7"}) {
+    m.target.mcpu = cpu;
+    m.tvm->foreign_target = cpu;
+    const TvmModulePlan p = PlanTvmModule("default", m);
+    ASSERT_FALSE(p.firmware_platforms.empty()) << cpu;
+    const std::string suggestion = "--platform " + p.firmware_platforms.front();
+    EXPECT_EQ(p.host.message().substr(p.host.message().size() - suggestion.size()), suggestion) << cpu;
+    EXPECT_TRUE(FirmwareVerdict(p, Board(p.firmware_platforms.front())).ok()) << cpu;
+  }
+  m.tvm->foreign_target = "cortex-m0";
+  EXPECT_EQ(PlanTvmModule("default", m).firmware_platforms,
+            (Names{"mps2-an385", "mps2-an386", "mps2-an500"}));
+  // No board: the host says so in a placeholder, the firmware refuses all.
+  m.tvm->foreign_target = "RISC-V";
+  const TvmModulePlan none = PlanTvmModule("default", m);
+  EXPECT_EQ(none.firmware_platforms, Names{});
+  EXPECT_EQ(none.host.message().substr(none.host.message().size() - 18), "--platform <board>");
+  EXPECT_EQ(FirmwareVerdict(none, Board("mps2-an500")).message(),
+            "module 'default' (TVM archive, metadata version 7) needs target RISC-V: "
+            "codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot be built for platform "
+            "mps2-an500 (Cortex-M7F), nor for any other platform of mlf project");
+}
+
+// A source with the system-lib registry, the C metadata module and a vendor
+// header, scanned as the reader scans it.
+TEST(TvmPlanTest, RuntimePiecesAndVendorHeadersFromIncludes) {
+  Files files = tvm_testing::DenseV7();
+  files["codegen/host/src/default_lib2.c"] =
+      "#include <tvm/runtime/crt/module.h>\n"
+      "#include <tvm/runtime/metadata_types.h>\n"
+      "#include <esp_kernel.h>\n"
+      "#include <stdint.h>\n";
+  const TvmModulePlan p = Plan(Scan(files), "default");
+  EXPECT_TRUE(p.system_lib_registry);
+  EXPECT_TRUE(p.c_metadata_module);
+  EXPECT_EQ(p.runtime_headers,
+            (Names{"tvm/runtime/c_runtime_api.h", "tvm/runtime/c_backend_api.h",
+                   "tvm/runtime/crt/module.h", "tvm/runtime/metadata_types.h"}));
+  EXPECT_EQ(p.non_tvm_headers, Names{"esp_kernel.h"});
+  EXPECT_EQ(p.c_sources.size(), 3u);
+}
+
+// Modules the metadata already rules out, each verdict in its consumer's words.
+class RefusedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    metadata_ = Scan(tvm_testing::DenseV7());
+    m_ = &metadata_.modules.at("default");
+  }
+  TvmModulePlan Plan() const { return PlanTvmModule("default", *m_); }
+  Metadata metadata_;
+  ModuleMetadata* m_ = nullptr;
+};
+
+TEST_F(RefusedTest, PackedApi) {
+  m_->interface_api = InterfaceApi::kPacked;
+  m_->tvm->run_function.clear();
+  const TvmModulePlan p = Plan();
+  EXPECT_EQ(p.entry, TvmEntryStyle::kPackedApi);
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 7) has no C interface (no "
+            "tvmgen_default_run in codegen/host/include/tvmgen_default.h): it was built for TVM's "
+            "packed API; mlf run runs AOT modules built with interface-api=c and graph executor "
+            "modules");
+  EXPECT_EQ(p.firmware.message(),
+            "module 'default' (TVM archive, metadata version 7) has no C interface (no "
+            "tvmgen_default_run in codegen/host/include/tvmgen_default.h): it was built for TVM's "
+            "packed API; mlf project builds AOT modules built with interface-api=c");
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7) has no C interface (no tvmgen_default_run in "
+            "its interface header): it was built for TVM's packed API; a version-8 archive runs TVM "
+            "AOT modules with the C interface and graph executor modules only, so upgrade cannot "
+            "make it runnable (mlf inspect and mlf verify read the original)");
+  for (const Status* s : {&p.host, &p.firmware, &p.upgrade}) {
+    EXPECT_EQ(s->code(), StatusCode::kFailedPrecondition);
+  }
+}
+
+TEST_F(RefusedTest, CallerPools) {
+  m_->tvm->extra_run_arguments = {"workspace_pools"};
+  const TvmModulePlan p = Plan();
+  EXPECT_EQ(p.caller_pools, Names{"workspace_pools"});
+  EXPECT_EQ(p.host.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 7): its entry point tvmgen_default_run "
+            "also takes workspace_pools (workspace pools or devices the caller provides), which mlf "
+            "run does not provide");
+  EXPECT_EQ(p.firmware.message(),
+            "module 'default' (TVM archive, metadata version 7): its entry point tvmgen_default_run "
+            "also takes workspace_pools (workspace pools or devices the caller provides), which the "
+            "generated main.c does not provide");
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7): its entry point tvmgen_default_run also "
+            "takes workspace_pools (workspace pools or devices the caller provides), which ABI "
+            "version 1 has no place for");
+}
+
+TEST_F(RefusedTest, UnknownExecutor) {
+  m_->tvm->executor = ReadExecutor("vm");
+  const TvmModulePlan p = Plan();
+  EXPECT_EQ(p.run_kind, TvmRunKind::kUnknown);
+  EXPECT_EQ(p.executor_text, "vm");
+  EXPECT_EQ(p.entry, TvmEntryStyle::kNone);
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf run runs "
+            "TVM's aot and graph executors");
+  EXPECT_EQ(p.firmware.message(),
+            "module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf project "
+            "builds TVM's aot and graph executors");
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7) uses executor 'vm'; upgrade converts TVM's "
+            "aot and graph executors");
+  for (const Status* s : {&p.host, &p.firmware, &p.upgrade}) {
+    EXPECT_EQ(s->code(), StatusCode::kUnimplemented);
+  }
+}
+
+TEST_F(RefusedTest, ObjectFilesOnly) {
+  m_->sources.clear();
+  m_->tvm->object_files = {"codegen/host/lib/default_lib0.o"};
+  const TvmModulePlan p = Plan();
+  EXPECT_EQ(p.object_files, Names{"codegen/host/lib/default_lib0.o"});
+  const std::string who = "module 'default' (TVM archive, metadata version 7)";
+  const std::string objects = " has no C sources, only object files of TVM's llvm target "
+                              "(codegen/host/lib/default_lib0.o); ";
+  EXPECT_EQ(p.host.message(), who + objects + "mlf run compiles C sources");
+  EXPECT_EQ(p.firmware.message(), who + objects + "a firmware project compiles C sources");
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7)" + objects + "version-8 archives carry C sources");
+}
+
+TEST_F(RefusedTest, CppSource) {
+  m_->sources.push_back("codegen/host/src/default_lib2.cc");
+  const TvmModulePlan p = Plan();
+  EXPECT_EQ(p.other_sources, Names{"codegen/host/src/default_lib2.cc"});
+  EXPECT_EQ(p.host.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 7): codegen/host/src/default_lib2.cc is "
+            "C++; mlf run compiles C sources only");
+  EXPECT_EQ(p.firmware.message(),
+            "module 'default' (TVM archive, metadata version 7): codegen/host/src/default_lib2.cc is "
+            "not C; a firmware project compiles C sources only");
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7): codegen/host/src/default_lib2.cc is C++; "
+            "upgrade carries C sources only");
+}
+
+TEST_F(RefusedTest, UnknownDtypeAndShape) {
+  m_->inputs[0].dtype.clear();
+  TvmModulePlan p = Plan();
+  const std::string input = "input 'serving_default_input_1:0'";
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 7): the archive does not say the dtype "
+            "of " + input + " (metadata.json has no memory inputs and there is no Relay text)");
+  EXPECT_EQ(p.firmware.message(), p.host.message());
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7): the archive does not say the dtype of " +
+                input + "; version-8 metadata records every dtype");
+  m_->inputs[0].dtype = "float32";
+  m_->inputs[0].shape_known = false;
+  p = Plan();
+  // run and project show it flat; upgrade needs the shape.
+  EXPECT_TRUE(p.host.ok()) << p.host.message();
+  EXPECT_TRUE(p.firmware.ok()) << p.firmware.message();
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7): the shape of " + input +
+                " is unknown (16 bytes; the archive has no Relay text or graph JSON that says it); "
+                "version-8 metadata records every shape and upgrade does not invent one");
+}
+
+TEST(TvmPlanGraphTest, GraphWithoutGraphJson) {
+  Metadata metadata = Scan(tvm_testing::GraphV6());
+  ModuleMetadata& m = metadata.modules.at("default");
+  m.tvm->graph_path.clear();
+  const TvmModulePlan p = PlanTvmModule("default", m);
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 6) uses TVM's graph executor but the "
+            "archive has no graph JSON (executor-config/graph/)");
+  EXPECT_EQ(p.firmware.message(),
+            "module 'default' (TVM archive, metadata version 6) uses the graph executor but the "
+            "archive has no graph JSON (executor-config/graph/)");
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 6) uses TVM's graph executor but the archive has "
+            "no graph JSON (executor-config/graph/); a version-8 archive runs TVM AOT modules with "
+            "the C interface and graph executor modules only, so upgrade cannot make it runnable "
+            "(mlf inspect and mlf verify read the original)");
+}
+
+}  // namespace
+}  // namespace mlf
