@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "artifact/format/tensor_values.h"
+#include "bench/bench_args.h"
 #include "codegen/archive_export.h"
 #include "codegen/compiler.h"
 #include "codegen/frontend/onnx_frontend.h"
@@ -165,25 +166,21 @@ Result<Row> Measure(const Model& m, const std::string& work, double min_seconds)
 }
 
 double Flag(int argc, char** argv, const char* name, double fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return std::atof(argv[i + 1]);
-  }
-  return fallback;
+  const char* value = bench::FlagValue(argc, argv, name);
+  return value != nullptr ? std::atof(value) : fallback;
 }
 
 }  // namespace
 }  // namespace mlf
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0) {
-      std::printf("usage: compiler_bench [--min-seconds S]\n");
-      return 0;
-    }
+  if (mlf::bench::WantsHelp(argc, argv)) {
+    std::printf("usage: compiler_bench [--min-seconds S]\n");
+    return 0;
   }
   const double min_seconds = mlf::Flag(argc, argv, "--min-seconds", 0.3);
-  std::string work = (std::filesystem::temp_directory_path() / "mlf-compiler-bench-XXXXXX").string();
-  if (mkdtemp(work.data()) == nullptr) return 1;
+  const std::string work = mlf::bench::MakeWorkDir("mlf-compiler-bench");
+  if (work.empty()) return 1;
   std::printf("%-28s %-9s %12s %14s %10s %14s %10s %9s\n", "model", "kind", "MACs", "generated us",
               "GFLOP/s", "reference us", "GFLOP/s", "speed-up");
   std::string json = "[";

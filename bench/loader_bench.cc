@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "artifact/toolchain/host_build.h"
+#include "bench/bench_args.h"
 #include "codegen/archive_export.h"
 #include "codegen/c_interface.h"
 #include "loader/host/model_library.h"
@@ -243,24 +244,20 @@ void RunOverheadBenchmark(const std::string& work, uint64_t calls) {
 }
 
 uint64_t Flag(int argc, char** argv, const char* name, uint64_t fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return std::strtoull(argv[i + 1], nullptr, 10);
-  }
-  return fallback;
+  const char* value = bench::FlagValue(argc, argv, name);
+  return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
 }
 
 }  // namespace
 }  // namespace mlf
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0) {
-      std::printf("usage: loader_bench [--param-mib N] [--rounds R] [--calls C]\n");
-      return 0;
-    }
+  if (mlf::bench::WantsHelp(argc, argv)) {
+    std::printf("usage: loader_bench [--param-mib N] [--rounds R] [--calls C]\n");
+    return 0;
   }
-  std::string work = (std::filesystem::temp_directory_path() / "mlf-loader-bench-XXXXXX").string();
-  if (mkdtemp(work.data()) == nullptr) mlf::Die("mkdtemp");
+  const std::string work = mlf::bench::MakeWorkDir("mlf-loader-bench");
+  if (work.empty()) mlf::Die("mkdtemp");
   mlf::OpenBenchmark(work, mlf::Flag(argc, argv, "--param-mib", 100),
                      static_cast<int>(mlf::Flag(argc, argv, "--rounds", 5)));
   mlf::RunOverheadBenchmark(work, mlf::Flag(argc, argv, "--calls", 10000000));

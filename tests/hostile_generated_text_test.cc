@@ -39,6 +39,29 @@ bool Contains(const std::string& text, const std::string& part) {
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// An ONNX model of one Relu node `node`, from the float input "x" of `shape`
+// to the output `output`, serialised.
+std::string OneReluOnnx(const std::string& node, const std::string& output,
+                        const std::vector<int64_t>& shape) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("g");
+  for (onnx::ValueInfoProto* v : {g->add_input(), g->add_output()}) {
+    v->set_name(v == &g->input(0) ? "x" : output);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : shape) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  onnx::NodeProto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name(node);
+  relu->add_input("x");
+  relu->add_output(output);
+  return m.SerializeAsString();
+}
+
 class HostileGeneratedTextTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -109,25 +132,8 @@ TEST_F(HostileGeneratedTextTest, YamlNodeNameStaysACommentInTheGeneratedC) {
 }
 
 TEST_F(HostileGeneratedTextTest, OnnxNodeNameStaysACommentInTheGeneratedC) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("g");
-  for (onnx::ValueInfoProto* v : {g->add_input(), g->add_output()}) {
-    v->set_name(v == &g->input(0) ? "x" : "y");
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(1);
-    t->mutable_shape()->add_dim()->set_dim_value(4);
-  }
-  onnx::NodeProto* relu = g->add_node();
-  relu->set_op_type("Relu");
-  relu->set_name(kInjection);
-  relu->add_input("x");
-  relu->add_output("y");
   const std::string model = dir_ + "/inj.onnx";
-  WriteFile(model, m.SerializeAsString());
+  WriteFile(model, OneReluOnnx(kInjection, "y", {1, 4}));
   const std::string source = ExportRunAndUnpack(model, "onnx");
   EXPECT_TRUE(Contains(source, std::string("/* node '") + kInjectionEscaped + "' (Relu) */\n"))
       << source;
@@ -174,24 +180,8 @@ TEST_F(HostileGeneratedTextTest, ControlCharactersInModelNamesAreRefusedAtRead) 
                        ":5: node 0: name 'r\\x0a$(shell echo X > PWNED)\\x0a#' contains a control "
                        "character (U+000A); names must be printable\n");
 
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
-  onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("g");
-  for (onnx::ValueInfoProto* v : {g->add_input(), g->add_output()}) {
-    v->set_name(v == &g->input(0) ? "x" : "y\x1b[2K");
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(4);
-  }
-  onnx::NodeProto* relu = g->add_node();
-  relu->set_op_type("Relu");
-  relu->set_name("relu");
-  relu->add_input("x");
-  relu->add_output("y\x1b[2K");
   const std::string onnx_path = dir_ + "/esc.onnx";
-  WriteFile(onnx_path, m.SerializeAsString());
+  WriteFile(onnx_path, OneReluOnnx("relu", "y\x1b[2K", {4}));
   CommandResult o = Mlf({"export", onnx_path, "-o", dir_ + "/esc.tar"});
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.err, "mlf: error: " + onnx_path +

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "artifact/archive/gzip_stream.h"
+#include "artifact/archive/zstd_stream.h"
 #include "artifact/base/display_text.h"
 
 namespace mlf {
@@ -179,7 +181,7 @@ Status DecompressedFeed::Read(const void** data, size_t* size) {
     if (!n.ok()) return pipe_error = n.status();
     *size = *n;
   } else {
-    MLF_RETURN_IF_ERROR(gzip != nullptr ? gzip->Read(data, size) : zstd->Read(data, size));
+    MLF_RETURN_IF_ERROR(stream->Read(data, size));
   }
   const size_t end = NonZeroEnd(*data, *size);
   if (end > 0) nonzero_end = offset + end;
@@ -188,12 +190,11 @@ Status DecompressedFeed::Read(const void** data, size_t* size) {
 }
 
 bool DecompressedFeed::Faulted() const {
-  if (gzip != nullptr) return gzip->fault() != GzipStream::Fault::kNone;
-  return zstd != nullptr && zstd->fault() != ZstdStream::Fault::kNone;
+  return stream != nullptr && stream->fault() != DecompressionStream::Fault::kNone;
 }
 
 uint64_t DecompressedFeed::bytes_in() const {
-  return gzip != nullptr ? gzip->bytes_in() : zstd != nullptr ? zstd->bytes_in() : offset;
+  return stream != nullptr ? stream->bytes_in() : offset;
 }
 
 Result<std::unique_ptr<ArchiveReader>> ArchiveReader::Open(const std::string& path,
@@ -224,16 +225,15 @@ Status ArchiveReader::OpenStream() {
     // No libarchive filter: it would decompress without checking trailers,
     // and would also unpack a second compression layer inside ours.
     compression_ = Compression::kGzip;
-    MLF_ASSIGN_OR_RETURN(gzip_, GzipStream::Create(input_.get()));
-    feed_.gzip = gzip_.get();
+    MLF_ASSIGN_OR_RETURN(stream_, GzipStream::Create(input_.get()));
   } else if (IsZstd(source_)) {
     // Nor libarchive's zstd filter: it stops reading where the tar reader
     // stops, so nothing after the end-of-archive marker would be checked.
     compression_ = Compression::kZstd;
-    MLF_ASSIGN_OR_RETURN(zstd_, ZstdStream::Create(input_.get()));
-    feed_.zstd = zstd_.get();
+    MLF_ASSIGN_OR_RETURN(stream_, ZstdStream::Create(input_.get()));
   }
-  if (feed_.gzip != nullptr || feed_.zstd != nullptr) {
+  if (stream_ != nullptr) {
+    feed_.stream = stream_.get();
     if (archive_read_open(archive_, &feed_, nullptr, ReadDecompressed, nullptr) != ARCHIVE_OK) {
       return LibarchiveError("", true);
     }
@@ -297,16 +297,12 @@ Status ArchiveReader::ReadError(const std::string& member, const std::string& wh
 // Worded like libarchive's errors: "member 'b': corrupt gzip data (...)".
 Status ArchiveReader::StreamError(const std::string& member, const std::string& where) const {
   const std::string prefix = member.empty() ? "" : "member " + QuoteForMessage(member) + ": ";
-  const Status& cause = gzip_ ? gzip_->error() : zstd_->error();
-  const bool truncated = gzip_ ? gzip_->fault() == GzipStream::Fault::kTruncated
-                               : zstd_->fault() == ZstdStream::Fault::kTruncated;
-  const bool corrupt = gzip_ ? gzip_->fault() == GzipStream::Fault::kCorrupt
-                             : zstd_->fault() == ZstdStream::Fault::kCorrupt;
-  if (truncated) {
+  const Status& cause = stream_->error();
+  if (stream_->fault() == DecompressionStream::Fault::kTruncated) {
     return DataLoss(prefix + "truncated archive" + where + " (" + cause.message() + ")");
   }
-  if (corrupt) {
-    return DataLoss(prefix + "corrupt " + (gzip_ ? "gzip" : "zstd") + " data" + where + " (" +
+  if (stream_->fault() == DecompressionStream::Fault::kCorrupt) {
+    return DataLoss(prefix + "corrupt " + CompressionName(compression_) + " data" + where + " (" +
                     cause.message() + ")");
   }
   return Status(cause.code(),

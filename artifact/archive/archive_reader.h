@@ -59,8 +59,7 @@
 
 #include "artifact/archive/archive_source.h"
 #include "artifact/archive/archive_writer.h"  // Compression
-#include "artifact/archive/gzip_stream.h"
-#include "artifact/archive/zstd_stream.h"
+#include "artifact/archive/decompression_stream.h"
 #include "artifact/base/status.h"
 
 struct archive;
@@ -92,14 +91,13 @@ struct EntryInfo {
 // data, or a pipe), so that the bytes after the end-of-archive marker can be
 // checked though libarchive buffered some of them (internal to ArchiveReader).
 struct DecompressedFeed {
-  GzipStream* gzip = nullptr;  // exactly one of the three is set
-  ZstdStream* zstd = nullptr;
-  SourceReader* pipe = nullptr;  // an uncompressed archive read from a pipe or FIFO
+  DecompressionStream* stream = nullptr;  // gzip or zstd; exactly one of the two is set
+  SourceReader* pipe = nullptr;           // an uncompressed archive read from a pipe or FIFO
   std::unique_ptr<unsigned char[]> pipe_buffer;
   Status pipe_error;
   uint64_t offset = 0;       // (decompressed) bytes delivered so far
   uint64_t nonzero_end = 0;  // offset just past the last non-zero byte delivered
-  bool active() const { return gzip != nullptr || zstd != nullptr || pipe != nullptr; }
+  bool active() const { return stream != nullptr || pipe != nullptr; }
   Status Read(const void** data, size_t* size);
   bool Faulted() const;       // a decompression fault (pipe errors are libarchive's)
   uint64_t bytes_in() const;  // compressed bytes consumed
@@ -159,9 +157,8 @@ class ArchiveReader {
   ReaderLimits limits_;
   std::unique_ptr<SourceReader> input_;  // the source from its start
   struct archive* archive_ = nullptr;
-  std::unique_ptr<GzipStream> gzip_;  // feeds archive_ for gzip archives
-  std::unique_ptr<ZstdStream> zstd_;  // feeds archive_ for zstd archives
-  DecompressedFeed feed_;             // through this
+  std::unique_ptr<DecompressionStream> stream_;  // feeds archive_ for compressed archives
+  DecompressedFeed feed_;                        // through this
   Compression compression_ = Compression::kNone;
   Status broken_;
   bool at_end_ = false;

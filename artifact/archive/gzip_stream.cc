@@ -52,24 +52,18 @@ GzipStream::~GzipStream() {
   if (z_ready_) inflateEnd(z_.get());
 }
 
-Status GzipStream::Failed(Fault fault, Status status) {
-  fault_ = fault;
-  error_ = status;
-  return status;
-}
-
 Status GzipStream::Read(const void** data, size_t* size) {
   *data = out_.get();
   *size = 0;
-  if (!error_.ok()) return error_;
+  if (!error().ok()) return error();
   z_->next_out = out_.get();
   z_->avail_out = static_cast<uInt>(kBufferSize);
   while (z_->avail_out > 0 && phase_ != Phase::kEnd) {
-    if (!Step().ok()) break;  // in error_: returned now only if there is no output
+    if (!Step().ok()) break;  // in error(): returned now only if there is no output
   }
   *size = kBufferSize - z_->avail_out;
-  bytes_out_ += *size;
-  return *size > 0 ? Status::Ok() : error_;
+  CountOut(*size);
+  return *size > 0 ? Status::Ok() : error();
 }
 
 Status GzipStream::Step() { return phase_ == Phase::kMember ? Inflate() : StartNextMember(); }
@@ -81,7 +75,7 @@ Status GzipStream::Inflate() {
   }
   const uInt before = z_->avail_in;
   const int r = inflate(z_.get(), Z_NO_FLUSH);
-  bytes_in_ += before - z_->avail_in;
+  CountIn(before - z_->avail_in);
   switch (r) {
     case Z_OK:
       return Status::Ok();
@@ -122,7 +116,7 @@ Status GzipStream::SkipZeroPadding() {
     if (std::find_if(p, end, [](unsigned char c) { return c != 0; }) != end) {
       return Failed(Fault::kCorrupt, DataLoss("trailing bytes after the gzip stream"));
     }
-    bytes_in_ += z_->avail_in;
+    CountIn(z_->avail_in);
     z_->next_in = in_.get();
     z_->avail_in = 0;
     MLF_RETURN_IF_ERROR(Fill(1));

@@ -1,13 +1,11 @@
 #include "artifact/archive/gzip_stream.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
+
+#include "artifact/archive/testing/decompression_testing.h"
 
 namespace mlf {
 namespace {
@@ -34,45 +32,10 @@ std::string Text() {
   return s;
 }
 
-struct Outcome {
-  std::string data;   // everything returned before the end or the error
-  std::string error;  // "ok" at a clean end
-  GzipStream::Fault fault = GzipStream::Fault::kNone;
-  uint64_t bytes_in = 0;
-};
+using Outcome = testutil::StreamOutcome;
 
 Outcome Decompress(const std::string& gz) {
-  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/in.gz";
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << gz;
-  Result<std::unique_ptr<ArchiveSource>> source = ArchiveSource::OpenFile(path);
-  EXPECT_TRUE(source.ok());
-  SourceReader input(**source);
-  Outcome o;
-  {
-    Result<std::unique_ptr<GzipStream>> s = GzipStream::Create(&input);
-    EXPECT_TRUE(s.ok());
-    for (;;) {
-      const void* p = nullptr;
-      size_t n = 0;
-      Status st = (*s)->Read(&p, &n);
-      if (!st.ok()) {
-        o.error = st.ToString();
-        // Sticky.
-        EXPECT_EQ((*s)->Read(&p, &n).ToString(), o.error);
-        break;
-      }
-      EXPECT_LE(n, GzipStream::kBufferSize);
-      if (n == 0) {
-        o.error = "ok";
-        EXPECT_EQ((*s)->bytes_out(), o.data.size());
-        break;
-      }
-      o.data.append(static_cast<const char*>(p), n);
-    }
-    o.fault = (*s)->fault();
-    o.bytes_in = (*s)->bytes_in();
-  }
-  return o;
+  return testutil::Decompress<GzipStream>(gz, GzipStream::kBufferSize);
 }
 
 TEST(GzipStreamTest, DecompressesAndCounts) {

@@ -18,24 +18,15 @@
 namespace mlf {
 namespace {
 
+using testutil::FingerprintOf;
 using testutil::FreshDir;
 using testutil::ListDir;
 using testutil::ReadFile;
 using testutil::ReadMembers;
 using testutil::ReadRawMembers;
+using testutil::TestKey;
 using testutil::WriteExampleArchive;
-
-const KeyPair& Key1() {
-  static const KeyPair* k = new KeyPair(*GenerateKeyPair());
-  return *k;
-}
-const KeyPair& Key2() {
-  static const KeyPair* k = new KeyPair(*GenerateKeyPair());
-  return *k;
-}
-std::string Fingerprint(const KeyPair& k) { return *PublicKeyFingerprint(k.public_pem); }
-
-constexpr Compression kAll[] = {Compression::kNone, Compression::kGzip, Compression::kZstd};
+using testutil::kAllCompressions;
 
 Result<VerifyReport> VerifyWith(const std::string& path, const KeyPair& key) {
   VerifyOptions options;
@@ -76,16 +67,16 @@ std::string CorruptExample(const std::string& path, Compression c) {
 
 TEST(SignArchiveTest, KeepsCompressionMetadataAndMembers) {
   const std::string dir = FreshDir("sign");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     const std::string in = dir + "/in.tar", out = dir + "/out.tar";
     WriteExampleArchive(in, c);
     const std::string before = ReadFile(in);
-    auto report = SignArchive(in, Key1().private_pem, out, SignOptions{});
+    auto report = SignArchive(in, TestKey(1).private_pem, out, SignOptions{});
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_TRUE(report->is_signed);
     EXPECT_FALSE(report->signature_checked);
-    EXPECT_EQ(report->signer_key_sha256, Fingerprint(Key1()));
+    EXPECT_EQ(report->signer_key_sha256, FingerprintOf(TestKey(1)));
     EXPECT_EQ(report->compression, c);
     EXPECT_EQ(ReadFile(in), before);  // input untouched
 
@@ -97,12 +88,12 @@ TEST(SignArchiveTest, KeepsCompressionMetadataAndMembers) {
     EXPECT_EQ(head->metadata_bytes, in_head->metadata_bytes);  // byte for byte
     EXPECT_EQ(head->metadata_bytes, report->metadata_bytes);
     EXPECT_NE(head->signature_member, "");
-    EXPECT_TRUE(Verify(Key1().public_pem, head->metadata_bytes, head->signature_member).ok());
+    EXPECT_TRUE(Verify(TestKey(1).public_pem, head->metadata_bytes, head->signature_member).ok());
 
-    auto verified = VerifyWith(out, Key1());
+    auto verified = VerifyWith(out, TestKey(1));
     ASSERT_TRUE(verified.ok()) << verified.status().ToString();
     EXPECT_TRUE(verified->signature_checked);
-    EXPECT_EQ(verified->signer_key_sha256, Fingerprint(Key1()));
+    EXPECT_EQ(verified->signer_key_sha256, FingerprintOf(TestKey(1)));
 
     // Same members, same bytes, the signature inserted second.
     auto before_members = ReadRawMembers(in), after_members = ReadRawMembers(out);
@@ -120,24 +111,24 @@ TEST(SignArchiveTest, KeepsCompressionMetadataAndMembers) {
 
 TEST(SignArchiveTest, ResigningReplacesTheSignature) {
   const std::string dir = FreshDir("resign");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     WriteExampleArchive(dir + "/a.tar", c);
-    ASSERT_TRUE(SignArchive(dir + "/a.tar", Key1().private_pem, dir + "/b.tar", SignOptions{}).ok());
-    auto report = SignArchive(dir + "/b.tar", Key2().private_pem, dir + "/c.tar", SignOptions{});
+    ASSERT_TRUE(SignArchive(dir + "/a.tar", TestKey(1).private_pem, dir + "/b.tar", SignOptions{}).ok());
+    auto report = SignArchive(dir + "/b.tar", TestKey(2).private_pem, dir + "/c.tar", SignOptions{});
     ASSERT_TRUE(report.ok()) << report.status().ToString();
-    EXPECT_EQ(report->signer_key_sha256, Fingerprint(Key2()));
+    EXPECT_EQ(report->signer_key_sha256, FingerprintOf(TestKey(2)));
 
     const auto names = Names(ReadRawMembers(dir + "/c.tar"));
     EXPECT_EQ(std::count(names.begin(), names.end(), kSignatureMember), 1);
     EXPECT_EQ(names.size(), 6u);
-    auto ok = VerifyWith(dir + "/c.tar", Key2());
+    auto ok = VerifyWith(dir + "/c.tar", TestKey(2));
     ASSERT_TRUE(ok.ok()) << ok.status().ToString();
     EXPECT_TRUE(ok->signature_checked);
-    Status old = VerifyWith(dir + "/c.tar", Key1()).status();
+    Status old = VerifyWith(dir + "/c.tar", TestKey(1)).status();
     EXPECT_EQ(old.code(), StatusCode::kUnauthenticated);
     EXPECT_EQ(old.message(), "signed by a different key: the signature names key " +
-                                 Fingerprint(Key2()) + ", the given key is " + Fingerprint(Key1()));
+                                 FingerprintOf(TestKey(2)) + ", the given key is " + FingerprintOf(TestKey(1)));
     EXPECT_EQ(ReadArchiveHead(dir + "/c.tar")->metadata_bytes,
               ReadArchiveHead(dir + "/a.tar")->metadata_bytes);
     EXPECT_EQ(ListDir(dir), (std::vector<std::string>{"a.tar", "b.tar", "c.tar"}));
@@ -146,22 +137,22 @@ TEST(SignArchiveTest, ResigningReplacesTheSignature) {
 
 TEST(SignArchiveTest, SignsInPlace) {
   const std::string dir = FreshDir("in_place");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     const std::string path = dir + "/a.tar";
     WriteExampleArchive(path, c);
     const auto before = ReadRawMembers(path);
-    auto report = SignArchive(path, Key1().private_pem, path, SignOptions{});
+    auto report = SignArchive(path, TestKey(1).private_pem, path, SignOptions{});
     ASSERT_TRUE(report.ok()) << report.status().ToString();
-    auto verified = VerifyWith(path, Key1());
+    auto verified = VerifyWith(path, TestKey(1));
     ASSERT_TRUE(verified.ok()) << verified.status().ToString();
     EXPECT_TRUE(verified->signature_checked);
     const auto after = ReadRawMembers(path);
     ASSERT_EQ(after.size(), before.size() + 1);
     for (size_t i = 1; i < before.size(); ++i) EXPECT_EQ(after[i + 1].data, before[i].data);
     // And again in place with the other key.
-    ASSERT_TRUE(SignArchive(path, Key2().private_pem, path, SignOptions{}).ok());
-    EXPECT_TRUE(VerifyWith(path, Key2()).ok());
+    ASSERT_TRUE(SignArchive(path, TestKey(2).private_pem, path, SignOptions{}).ok());
+    EXPECT_TRUE(VerifyWith(path, TestKey(2)).ok());
     EXPECT_EQ(ReadRawMembers(path).size(), before.size() + 1);
     EXPECT_EQ(ListDir(dir), (std::vector<std::string>{"a.tar"}));
   }
@@ -173,35 +164,35 @@ TEST(SignArchiveTest, SignsInPlace) {
 TEST(SignArchiveTest, SigningInPlaceKeepsOwnerGroupAndMode) {
   ASSERT_EQ(geteuid(), 0u) << "this test changes file owners: run it as root (as CI does)";
   const std::string dir = FreshDir("in_place_owner");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     const std::string path = dir + "/a.tar";
     WriteExampleArchive(path, c);
     ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
     ASSERT_EQ(chmod(path.c_str(), 0600), 0);
-    ASSERT_TRUE(SignArchive(path, Key1().private_pem, path, SignOptions{}).ok());
+    ASSERT_TRUE(SignArchive(path, TestKey(1).private_pem, path, SignOptions{}).ok());
     struct stat st;
     ASSERT_EQ(stat(path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0600u);
     EXPECT_EQ(st.st_uid, 65534u);
     EXPECT_EQ(st.st_gid, 65534u);
-    EXPECT_TRUE(VerifyWith(path, Key1()).ok());
+    EXPECT_TRUE(VerifyWith(path, TestKey(1)).ok());
     // setuid and friends are not carried over; other bits are.
     ASSERT_EQ(chmod(path.c_str(), 04751), 0);
-    ASSERT_TRUE(SignArchive(path, Key2().private_pem, path, SignOptions{}).ok());
+    ASSERT_TRUE(SignArchive(path, TestKey(2).private_pem, path, SignOptions{}).ok());
     ASSERT_EQ(stat(path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0751u);
     // Through a hard link, the same file: in place too.
     const std::string other = dir + "/other.tar";
     ASSERT_EQ(link(path.c_str(), other.c_str()), 0);
     ASSERT_EQ(chmod(path.c_str(), 0640), 0);
-    ASSERT_TRUE(SignArchive(path, Key1().private_pem, other, SignOptions{}).ok());
+    ASSERT_TRUE(SignArchive(path, TestKey(1).private_pem, other, SignOptions{}).ok());
     ASSERT_EQ(stat(other.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0640u);
     EXPECT_EQ(st.st_uid, 65534u);
     // A separate output is a new file: 0644, ours.
     const std::string fresh = dir + "/fresh.tar";
-    ASSERT_TRUE(SignArchive(path, Key1().private_pem, fresh, SignOptions{}).ok());
+    ASSERT_TRUE(SignArchive(path, TestKey(1).private_pem, fresh, SignOptions{}).ok());
     ASSERT_EQ(stat(fresh.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0644u);
     EXPECT_EQ(st.st_uid, 0u);
@@ -214,7 +205,7 @@ TEST(SignArchiveTest, SigningInPlaceKeepsOwnerGroupAndMode) {
 
 TEST(SignArchiveTest, ArchiveThatFailsVerificationIsNotSigned) {
   const std::string dir = FreshDir("sign_bad");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     const std::string in = CorruptExample(dir + "/bad.tar", c);
     const std::string before = ReadFile(in);
@@ -223,10 +214,10 @@ TEST(SignArchiveTest, ArchiveThatFailsVerificationIsNotSigned) {
     ASSERT_NE(expected.message().find("src/default.onnx': SHA-256 mismatch"), std::string::npos)
         << expected.message();
 
-    Status s = SignArchive(in, Key1().private_pem, dir + "/out.tar", SignOptions{}).status();
+    Status s = SignArchive(in, TestKey(1).private_pem, dir + "/out.tar", SignOptions{}).status();
     EXPECT_EQ(s.code(), expected.code());
     EXPECT_EQ(s.message(), expected.message());
-    s = SignArchive(in, Key1().private_pem, in, SignOptions{}).status();  // in place
+    s = SignArchive(in, TestKey(1).private_pem, in, SignOptions{}).status();  // in place
     EXPECT_EQ(s.message(), expected.message());
     EXPECT_EQ(ReadFile(in), before);
     // No output, no spool directory, no temporary file.
@@ -236,12 +227,12 @@ TEST(SignArchiveTest, ArchiveThatFailsVerificationIsNotSigned) {
 
 TEST(SignArchiveTest, PublicKeyIsRefused) {
   const std::string dir = FreshDir("sign_public");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     WriteExampleArchive(dir + "/a.tar", c);
     const std::string before = ReadFile(dir + "/a.tar");
     for (const std::string& out : {dir + "/out.tar", dir + "/a.tar"}) {
-      Status s = SignArchive(dir + "/a.tar", Key1().public_pem, out, SignOptions{}).status();
+      Status s = SignArchive(dir + "/a.tar", TestKey(1).public_pem, out, SignOptions{}).status();
       EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
       EXPECT_EQ(s.message(),
                 "expected a private key but got a public key (use the .key file, not the .pub "
@@ -258,9 +249,9 @@ TEST(SignArchiveTest, PublicKeyIsRefused) {
 TEST(SignArchiveTest, ParametersStay4096AlignedAfterSigning) {
   const std::string dir = FreshDir("sign_align");
   WriteExampleArchive(dir + "/a.tar");
-  ASSERT_TRUE(SignArchive(dir + "/a.tar", Key1().private_pem, dir + "/b.tar", SignOptions{}).ok());
+  ASSERT_TRUE(SignArchive(dir + "/a.tar", TestKey(1).private_pem, dir + "/b.tar", SignOptions{}).ok());
   // Re-signing changes nothing before the blob but the signature's bytes.
-  ASSERT_TRUE(SignArchive(dir + "/b.tar", Key2().private_pem, dir + "/c.tar", SignOptions{}).ok());
+  ASSERT_TRUE(SignArchive(dir + "/b.tar", TestKey(2).private_pem, dir + "/c.tar", SignOptions{}).ok());
   for (const std::string name : {"a.tar", "b.tar", "c.tar"}) {
     SCOPED_TRACE(name);
     const std::string archive = ReadFile(dir + "/" + name);
@@ -280,17 +271,17 @@ TEST(SignArchiveTest, MtimeOptionAppliesToEveryHeader) {
   WriteExampleArchive(dir + "/a.tar", Compression::kNone, /*mtime=*/1000);
   SignOptions options;
   options.mtime = 1700000000;
-  ASSERT_TRUE(SignArchive(dir + "/a.tar", Key1().private_pem, dir + "/b.tar", options).ok());
+  ASSERT_TRUE(SignArchive(dir + "/a.tar", TestKey(1).private_pem, dir + "/b.tar", options).ok());
   for (const auto& m : ReadRawMembers(dir + "/b.tar")) EXPECT_EQ(m.mtime, 1700000000) << m.name;
 }
 
 TEST(SignArchiveTest, MissingOutputDirectoryIsRefused) {
   const std::string dir = FreshDir("sign_no_dir");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     WriteExampleArchive(dir + "/a.tar", c);
     const std::string out = dir + "/missing/b.tar";
-    Status s = SignArchive(dir + "/a.tar", Key1().private_pem, out, SignOptions{}).status();
+    Status s = SignArchive(dir + "/a.tar", TestKey(1).private_pem, out, SignOptions{}).status();
     EXPECT_EQ(s.code(), StatusCode::kIoError);
     if (c == Compression::kNone) {
       EXPECT_EQ(s.message(), "cannot open directory '" + dir + "/missing' to write '" + out +
@@ -308,14 +299,14 @@ TEST(SignArchiveTest, MissingOutputDirectoryIsRefused) {
 // the file gives; the input is left as it was.
 TEST(SignArchiveTest, EverySourceSignsToTheSameBytes) {
   const std::string dir = FreshDir("sign_sources");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     const std::string in = dir + "/in.tar";
     WriteExampleArchive(in, c);
     const std::string bytes = ReadFile(in);
     SignOptions options;
     options.mtime = 1700000000;
-    ASSERT_TRUE(SignArchive(in, Key1().private_pem, dir + "/from_file.tar", options).ok());
+    ASSERT_TRUE(SignArchive(in, TestKey(1).private_pem, dir + "/from_file.tar", options).ok());
     std::vector<std::unique_ptr<ArchiveSource>> sources;
     sources.push_back(ArchiveSource::Memory(bytes, "in (memory)"));
     sources.push_back(ArchiveSource::MemoryView(bytes, "in (view)"));
@@ -325,10 +316,10 @@ TEST(SignArchiveTest, EverySourceSignsToTheSameBytes) {
     for (const auto& source : sources) {
       SCOPED_TRACE(source->name());
       const std::string out = dir + "/out.tar";
-      Result<VerifyReport> report = SignArchive(*source, Key1().private_pem, out, options);
+      Result<VerifyReport> report = SignArchive(*source, TestKey(1).private_pem, out, options);
       ASSERT_TRUE(report.ok()) << report.status().ToString();
       EXPECT_EQ(ReadFile(out), ReadFile(dir + "/from_file.tar"));
-      EXPECT_TRUE(VerifyWith(out, Key1()).ok());
+      EXPECT_TRUE(VerifyWith(out, TestKey(1)).ok());
     }
     EXPECT_EQ(ReadFile(in), bytes);
   }

@@ -20,19 +20,10 @@ using testutil::ListDir;
 using testutil::MakeExample;
 using testutil::ReadMembers;
 using testutil::ReadTree;
+using testutil::TestKey;
 using testutil::WriteExampleArchive;
 using testutil::WriteFile;
-
-constexpr Compression kAll[] = {Compression::kNone, Compression::kGzip, Compression::kZstd};
-
-const KeyPair& Key1() {
-  static const KeyPair* k = new KeyPair(*GenerateKeyPair());
-  return *k;
-}
-const KeyPair& Key2() {
-  static const KeyPair* k = new KeyPair(*GenerateKeyPair());
-  return *k;
-}
+using testutil::kAllCompressions;
 
 // Every member of the archive, name -> bytes.
 std::map<std::string, std::string> MembersOf(const std::string& path) {
@@ -95,15 +86,15 @@ mode_t ModeOf(const std::string& path) {
 
 TEST(UnpackArchiveTest, RoundTripsEveryMemberByteForByte) {
   const std::string dir = FreshDir("round_trip");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     for (bool sign : {false, true}) {
       SCOPED_TRACE(std::string(CompressionName(c)) + (sign ? " signed" : " unsigned"));
       const std::string archive = dir + "/a.tar", dest = dir + "/out";
       testutil::RemoveTree(dest);
       WriteExampleArchive(archive, c);
-      if (sign) AddSignature(archive, Key1(), c);
+      if (sign) AddSignature(archive, TestKey(1), c);
       VerifyOptions options;
-      if (sign) options.public_key_pem = Key1().public_pem;
+      if (sign) options.public_key_pem = TestKey(1).public_pem;
       auto report = UnpackArchive(archive, dest, options);
       ASSERT_TRUE(report.ok()) << report.status().ToString();
       EXPECT_EQ(report->signature_checked, sign);
@@ -134,7 +125,7 @@ TEST(UnpackArchiveTest, ExtractsIntoAnExistingEmptyDirectory) {
 
 TEST(UnpackArchiveTest, FailureInTheLastMemberLeavesNothingBehind) {
   const std::string dir = FreshDir("last_member");
-  for (Compression c : kAll) {
+  for (Compression c : kAllCompressions) {
     SCOPED_TRACE(CompressionName(c));
     const std::string archive = CorruptLastMember(dir + "/bad.tar", c);
     const Status expected = VerifyArchive(archive, VerifyOptions{}).status();
@@ -206,7 +197,7 @@ TEST(UnpackArchiveTest, SignaturePolicyFailuresWriteNothing) {
     SCOPED_TRACE(CompressionName(c));
     WriteExampleArchive(dir + "/unsigned.tar", c);
     VerifyOptions options;
-    options.public_key_pem = Key1().public_pem;
+    options.public_key_pem = TestKey(1).public_pem;
     Status s = UnpackArchive(dir + "/unsigned.tar", dir + "/out", options).status();
     EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
     EXPECT_EQ(s.message(),
@@ -221,7 +212,7 @@ TEST(UnpackArchiveTest, SignaturePolicyFailuresWriteNothing) {
     EXPECT_EQ(ListDir(dir), (std::vector<std::string>{"unsigned.tar"}));
 
     WriteExampleArchive(dir + "/signed.tar", c);
-    AddSignature(dir + "/signed.tar", Key2(), c);
+    AddSignature(dir + "/signed.tar", TestKey(2), c);
     s = UnpackArchive(dir + "/signed.tar", dir + "/out", options).status();
     EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
     EXPECT_EQ(s.message().rfind("signed by a different key: ", 0), 0u) << s.message();

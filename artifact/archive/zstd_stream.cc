@@ -26,12 +26,6 @@ ZstdStream::~ZstdStream() {
   if (dctx_ != nullptr) ZSTD_freeDCtx(dctx_);
 }
 
-Status ZstdStream::Failed(Fault fault, Status status) {
-  fault_ = fault;
-  error_ = status;
-  return status;
-}
-
 Status ZstdStream::Fill() {
   in_pos_ = 0;
   in_size_ = 0;
@@ -45,7 +39,7 @@ Status ZstdStream::Fill() {
 Status ZstdStream::Read(const void** data, size_t* size) {
   *data = out_.get();
   *size = 0;
-  if (!error_.ok()) return error_;
+  if (!error().ok()) return error();
   ZSTD_outBuffer out{out_.get(), out_capacity_, 0};
   while (out.pos < out.size && !done_) {
     if (in_pos_ == in_size_ && !eof_) MLF_RETURN_IF_ERROR(Fill());
@@ -56,7 +50,7 @@ Status ZstdStream::Read(const void** data, size_t* size) {
     ZSTD_inBuffer in{in_.get(), in_size_, in_pos_};
     const size_t out_before = out.pos;
     const size_t r = ZSTD_decompressStream(dctx_, &out, &in);
-    bytes_in_ += in.pos - in_pos_;
+    CountIn(in.pos - in_pos_);
     in_pos_ = in.pos;
     if (ZSTD_isError(r)) {
       return Failed(Fault::kCorrupt,
@@ -73,7 +67,7 @@ Status ZstdStream::Read(const void** data, size_t* size) {
     }
   }
   *size = out.pos;
-  bytes_out_ += out.pos;
+  CountOut(out.pos);
   return Status::Ok();
 }
 

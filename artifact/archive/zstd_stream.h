@@ -15,14 +15,8 @@
 // which this stream replaces. Windows above libzstd's default limit (128 MiB)
 // are refused, bounding memory.
 //
-//   MLF_ASSIGN_OR_RETURN(std::unique_ptr<ZstdStream> zs, ZstdStream::Create(&source_reader));
-//   for (;;) {
-//     const void* data;
-//     size_t size;
-//     MLF_RETURN_IF_ERROR(zs->Read(&data, &size));
-//     if (size == 0) break;  // clean end: every frame complete
-//     Use(data, size);
-//   }
+// Read as any DecompressionStream (decompression_stream.h): a clean end
+// means that every frame was complete.
 #ifndef MLFKIT_ARTIFACT_ARCHIVE_ZSTD_STREAM_H_
 #define MLFKIT_ARTIFACT_ARCHIVE_ZSTD_STREAM_H_
 
@@ -31,44 +25,29 @@
 #include <memory>
 
 #include "artifact/archive/archive_source.h"
+#include "artifact/archive/decompression_stream.h"
 #include "artifact/base/status.h"
 
 struct ZSTD_DCtx_s;
 
 namespace mlf {
 
-class ZstdStream {
+class ZstdStream : public DecompressionStream {
  public:
-  // What a failed Read found, so that callers can word their message.
-  enum class Fault {
-    kNone,
-    kTruncated,  // the input ends inside a frame (DataLoss)
-    kCorrupt,    // libzstd refused the data, or bytes after the last frame (DataLoss)
-    kOther,      // read error or allocation failure, as the Status says
-  };
-
   // Reads `input` (not owned; it must outlive the stream) from its current offset.
   static Result<std::unique_ptr<ZstdStream>> Create(SourceReader* input);
-  ~ZstdStream();
-  ZstdStream(const ZstdStream&) = delete;
-  ZstdStream& operator=(const ZstdStream&) = delete;
+  ~ZstdStream() override;
 
-  // Decompresses the next bytes (at most libzstd's recommended output block,
-  // ZSTD_DStreamOutSize(), about 128 KiB) into the stream's buffer: `*data`
-  // stays valid until the next call. `*size` is 0 only at the clean end. An
-  // error is returned at once, without the bytes of the failing call (as
-  // libarchive's filter did). Errors are sticky.
-  Status Read(const void** data, size_t* size);
-
-  Fault fault() const { return fault_; }
-  const Status& error() const { return error_; }     // what the failed Read returned
-  uint64_t bytes_in() const { return bytes_in_; }    // compressed bytes consumed
-  uint64_t bytes_out() const { return bytes_out_; }  // decompressed bytes returned
+  // As DecompressionStream::Read, at most libzstd's recommended output block
+  // (ZSTD_DStreamOutSize(), about 128 KiB) at a time. Faults: kTruncated, the
+  // input ends inside a frame; kCorrupt, libzstd refused the data, or bytes
+  // after the last frame. An error is returned at once, without the bytes of
+  // the failing call (as libarchive's filter did).
+  Status Read(const void** data, size_t* size) override;
 
  private:
   explicit ZstdStream(SourceReader* input);
   Status Fill();
-  Status Failed(Fault fault, Status status);
 
   SourceReader* input_;
   ZSTD_DCtx_s* dctx_ = nullptr;
@@ -81,10 +60,6 @@ class ZstdStream {
   bool eof_ = false;
   bool frame_open_ = false;  // libzstd needs more input to finish the current frame
   bool done_ = false;
-  Fault fault_ = Fault::kNone;
-  Status error_;
-  uint64_t bytes_in_ = 0;
-  uint64_t bytes_out_ = 0;
 };
 
 }  // namespace mlf

@@ -1,13 +1,11 @@
 #include "artifact/archive/zstd_stream.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zstd.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
+
+#include "artifact/archive/testing/decompression_testing.h"
 
 namespace mlf {
 namespace {
@@ -31,44 +29,10 @@ std::string Text() {
   return s;
 }
 
-struct Outcome {
-  std::string data;   // everything returned before the end or the error
-  std::string error;  // "ok" at a clean end
-  ZstdStream::Fault fault = ZstdStream::Fault::kNone;
-  uint64_t bytes_in = 0;
-};
+using Outcome = testutil::StreamOutcome;
 
 Outcome Decompress(const std::string& zst) {
-  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/in.zst";
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << zst;
-  Result<std::unique_ptr<ArchiveSource>> source = ArchiveSource::OpenFile(path);
-  EXPECT_TRUE(source.ok());
-  SourceReader input(**source);
-  Outcome o;
-  {
-    Result<std::unique_ptr<ZstdStream>> s = ZstdStream::Create(&input);
-    EXPECT_TRUE(s.ok());
-    for (;;) {
-      const void* p = nullptr;
-      size_t n = 0;
-      Status st = (*s)->Read(&p, &n);
-      if (!st.ok()) {
-        o.error = st.ToString();
-        EXPECT_EQ((*s)->Read(&p, &n).ToString(), o.error);  // sticky
-        break;
-      }
-      EXPECT_LE(n, ZSTD_DStreamOutSize());
-      if (n == 0) {
-        o.error = "ok";
-        break;
-      }
-      o.data.append(static_cast<const char*>(p), n);
-    }
-    o.fault = (*s)->fault();
-    o.bytes_in = (*s)->bytes_in();
-    EXPECT_EQ((*s)->bytes_out(), o.data.size());
-  }
-  return o;
+  return testutil::Decompress<ZstdStream>(zst, ZSTD_DStreamOutSize());
 }
 
 TEST(ZstdStreamTest, DecompressesOneFrameAndConcatenatedFrames) {

@@ -12,11 +12,9 @@
 namespace mlf {
 namespace {
 
-using testutil::AllBytes;
 using testutil::FreshDir;
-using testutil::HostileStrings;
+using testutil::HostileCorpus;
 using testutil::ReadFile;
-using testutil::SingleBytes;
 using testutil::WriteFile;
 
 TEST(CTextTest, StringLiteralsEscapeEverythingRisky) {
@@ -55,10 +53,7 @@ TEST(CTextTest, CommentTextIsPrintableAsciiThatCannotEndTheComment) {
 }
 
 TEST(CTextTest, CommentTextHasNoControlBytesAndNoClosingSequence) {
-  std::vector<std::string> corpus = HostileStrings();
-  for (const std::string& b : SingleBytes()) corpus.push_back(b);
-  corpus.push_back(AllBytes());
-  for (const std::string& s : corpus) {
+  for (const std::string& s : HostileCorpus()) {
     const std::string c = CCommentText(s);
     for (unsigned char ch : c) EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << c;
     EXPECT_EQ(c.find("*/"), std::string::npos) << c;
@@ -70,13 +65,6 @@ TEST(CTextTest, CommentTextHasNoControlBytesAndNoClosingSequence) {
       EXPECT_NE(c.empty() ? ' ' : c.back(), end) << c;
     }
   }
-}
-
-std::vector<std::string> PropertyCorpus() {
-  std::vector<std::string> corpus = HostileStrings();
-  for (const std::string& b : SingleBytes()) corpus.push_back(b);
-  corpus.push_back(AllBytes());
-  return corpus;
 }
 
 // Compiles `source` with the system cc as C99 (trigraphs on) with -Wall
@@ -100,7 +88,7 @@ std::string CompileAndRun(const std::string& dir, const std::string& source) {
 // Read back by C: every literal, compiled and written out byte for byte,
 // is the original text (all 256 byte values, NUL included).
 TEST(CTextTest, StringLiteralsCompileToTheOriginalBytes) {
-  const std::vector<std::string> corpus = PropertyCorpus();
+  const std::vector<std::string> corpus = HostileCorpus();
   std::string source = "#include <stdio.h>\n";
   std::string writes;
   std::string expected;
@@ -122,7 +110,7 @@ TEST(CTextTest, StringLiteralsCompileToTheOriginalBytes) {
 // would not compile; the declaration after each comment, on the same line
 // and on the next, must compile and run.
 TEST(CTextTest, CommentTextStaysACommentWhenCompiled) {
-  const std::vector<std::string> corpus = PropertyCorpus();
+  const std::vector<std::string> corpus = HostileCorpus();
   std::string source = "#include <stdio.h>\n";
   std::string sum = "0";
   for (size_t i = 0; i < corpus.size(); ++i) {

@@ -12,11 +12,10 @@
 namespace mlf {
 namespace {
 
-using testutil::AllBytes;
 using testutil::FreshDir;
-using testutil::HostileStrings;
+using testutil::HostileCorpus;
+using testutil::HostileCorpusWithout;
 using testutil::ReadFile;
-using testutil::SingleBytes;
 using testutil::WriteFile;
 
 TEST(CMakeTextTest, CommentTextIsOneLineAndOpensNoBracketComment) {
@@ -40,15 +39,6 @@ TEST(CMakeTextTest, QuotedArgumentsEscapeWhatCMakeEvaluates) {
   EXPECT_EQ(nul.status().ToString(), "invalid_argument: a CMake argument cannot hold NUL characters");
 }
 
-std::vector<std::string> Corpus() {
-  std::vector<std::string> corpus = HostileStrings();
-  for (const std::string& b : SingleBytes()) {
-    if (b[0] != '\0') corpus.push_back(b);
-  }
-  corpus.push_back(AllBytes().substr(1));
-  return corpus;
-}
-
 Result<ProcessResult> RunCMakeScript(const std::string& dir, const std::string& script) {
   WriteFile(dir + "/t.cmake", script);
   ProcessOptions options;
@@ -59,7 +49,8 @@ Result<ProcessResult> RunCMakeScript(const std::string& dir, const std::string& 
 // Read back by CMake: each quoted argument, set() into a variable and
 // written with file(WRITE), gives the original bytes; message() prints it.
 TEST(CMakeTextTest, QuotedArgumentsReadBackByCMakeHoldTheOriginalBytes) {
-  const std::vector<std::string> corpus = Corpus();
+  // Every byte but NUL, which no CMake argument can hold.
+  const std::vector<std::string> corpus = HostileCorpusWithout(std::string(1, '\0'));
   const std::string dir = FreshDir("cmake_arguments");
   std::string script;
   for (size_t i = 0; i < corpus.size(); ++i) {
@@ -84,9 +75,7 @@ TEST(CMakeTextTest, QuotedArgumentsReadBackByCMakeHoldTheOriginalBytes) {
 // Read back by CMake: the comment text stays a comment, right after the
 // '#' and after "# ": the next line still runs and the payload does not.
 TEST(CMakeTextTest, CommentTextStaysACommentInCMake) {
-  std::vector<std::string> corpus = HostileStrings();
-  for (const std::string& b : SingleBytes()) corpus.push_back(b);
-  corpus.push_back(AllBytes());
+  const std::vector<std::string> corpus = HostileCorpus();
   const std::string dir = FreshDir("cmake_comments");
   std::string script;
   for (size_t i = 0; i < corpus.size(); ++i) {

@@ -1,8 +1,11 @@
 #include "artifact/format/metadata.h"
 
 #include <fstream>
+#include <functional>
+#include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -46,22 +49,6 @@ TEST(MetadataTest, SerialisationRoundTripsAndIsDeterministic) {
   EXPECT_EQ(once.find("\"files\""), once.rfind("\"files\""));
 }
 
-TEST(MetadataTest, NewerVersionIsRefusedNamingBothVersions) {
-  json j = Example();
-  j["version"] = 9;
-  Status s = ParseStatus(j);
-  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(s.message(),
-            "metadata version 9 is newer than this mlfkit supports (version 8); upgrade mlfkit");
-}
-
-TEST(MetadataTest, AncientVersionIsRefused) {
-  json j = Example();
-  j["version"] = 2;
-  EXPECT_EQ(ParseStatus(j).message(),
-            "metadata version 2 is not supported (supported: 5, 6, 7, 8)");
-}
-
 TEST(MetadataTest, NotJsonIsRefused) {
   Status s = ParseMetadata("this is not json").status();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -86,89 +73,106 @@ TEST(MetadataTest, SchemaViolationNamesTheField) {
       << s.message();
 }
 
-TEST(MetadataTest, SizeBytesMustMatchDtypeAndShape) {
-  json j = Example();
-  j["modules"]["default"]["outputs"][0]["size_bytes"] = 44;
-  j["modules"]["default"]["memory"]["io_size_bytes"] = 3180;
-  EXPECT_EQ(ParseStatus(j).message(),
-            "metadata.json: module 'default': output 'out0': size_bytes is 44 but float32 "
-            "with this shape takes 40");
-}
+// An edit that makes the example invalid, and what ParseMetadata says about it.
+struct Refusal {
+  std::string name;  // the case, as gtest shows it
+  std::function<void(json&)> edit;
+  StatusCode code;
+  std::string message;
+};
 
-TEST(MetadataTest, IoSizeMustMatchTensors) {
-  json j = Example();
-  j["modules"]["default"]["memory"]["io_size_bytes"] = 1;
-  EXPECT_EQ(ParseStatus(j).message(),
-            "metadata.json: module 'default': memory.io_size_bytes is 1 but the inputs and "
-            "outputs take 3176");
-}
+// gtest names the failing case by its name instead of its bytes.
+void PrintTo(const Refusal& r, std::ostream* os) { *os << r.name; }
 
-TEST(MetadataTest, CNamesMustBeUnique) {
-  json j = Example();
-  j["modules"]["default"]["outputs"][0]["c_name"] = "input_0";
-  EXPECT_EQ(ParseStatus(j).message(),
-            "metadata.json: module 'default': input 'input:0' and output 'out0' both map to the "
-            "C name 'input_0'");
-}
+json& Module(json& j) { return j["modules"]["default"]; }
 
 // Names may be any printable text ("*/", "$(...)"), never a control
 // character; the message names the field and shows the name escaped.
-TEST(MetadataTest, TensorAndOperatorNamesMustBePrintable) {
+std::vector<Refusal> Refusals() {
+  return {
+      {"NewerVersionNamingBothVersions", [](json& j) { j["version"] = 9; },
+       StatusCode::kFailedPrecondition,
+       "metadata version 9 is newer than this mlfkit supports (version 8); upgrade mlfkit"},
+      {"AncientVersion", [](json& j) { j["version"] = 2; }, StatusCode::kFailedPrecondition,
+       "metadata version 2 is not supported (supported: 5, 6, 7, 8)"},
+      {"SizeBytesMustMatchDtypeAndShape",
+       [](json& j) {
+         Module(j)["outputs"][0]["size_bytes"] = 44;
+         Module(j)["memory"]["io_size_bytes"] = 3180;
+       },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': output 'out0': size_bytes is 44 but float32 "
+       "with this shape takes 40"},
+      {"IoSizeMustMatchTensors", [](json& j) { Module(j)["memory"]["io_size_bytes"] = 1; },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': memory.io_size_bytes is 1 but the inputs and "
+       "outputs take 3176"},
+      {"CNamesMustBeUnique", [](json& j) { Module(j)["outputs"][0]["c_name"] = "input_0"; },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': input 'input:0' and output 'out0' both map to the "
+       "C name 'input_0'"},
+      {"InputNameMustBePrintable", [](json& j) { Module(j)["inputs"][0]["name"] = "in\n0"; },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': input 0: name 'in\\x0a0' contains a "
+       "control character (U+000A); names must be printable"},
+      {"OutputNameMustBePrintable",
+       [](json& j) { Module(j)["outputs"][0]["name"] = "\x1b[2Kout"; },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': output 0: name '\\x1b[2Kout' contains a control "
+       "character (U+001B); names must be printable"},
+      {"ParameterNameMustBePrintable",
+       [](json& j) { Module(j)["parameters"]["tensors"][0]["name"] = "w\t0"; },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': parameter 0: name 'w\\x090' contains a control "
+       "character (U+0009); names must be printable"},
+      {"OperatorNameMustBePrintable",
+       [](json& j) { Module(j)["operators"][0]["name"] = "fused\x07"; },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': operator 0: name 'fused\\x07' contains a control "
+       "character (U+0007); names must be printable"},
+      {"ReferencedFilesMustBeListed",
+       [](json& j) { j["files"].erase("codegen/host/src/default_lib0.c"); },
+       StatusCode::kNotFound,
+       "metadata.json: module 'default': sources entry "
+       "'codegen/host/src/default_lib0.c' is not listed in files"},
+      {"ConstantsSizeMustMatchBlob",
+       [](json& j) { Module(j)["memory"]["constants_size_bytes"] = 5; },
+       StatusCode::kInvalidArgument,
+       "metadata.json: module 'default': memory.constants_size_bytes is 5 but the "
+       "parameter blob 'parameters/default.bin' has 31360 bytes"},
+      {"UnsafeFilePath",
+       [](json& j) { j["files"]["../evil"] = {{"size", 1}, {"sha256", std::string(64, '0')}}; },
+       StatusCode::kPermissionDenied,
+       "metadata.json: files entry '../evil' is not a safe relative path"},
+      {"ModuleNamesMustNotClashAfterSanitising",
+       [](json& j) {
+         j["modules"]["a-b"] = Module(j);
+         j["modules"]["a.b"] = Module(j);
+       },
+       StatusCode::kInvalidArgument,
+       "metadata.json: modules 'a-b' and 'a.b' both map to the C name 'a_b'"},
+  };
+}
+
+class MetadataRefusalTest : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(MetadataRefusalTest, NamesWhatIsWrong) {
+  json j = Example();
+  GetParam().edit(j);
+  const Status s = ParseStatus(j);
+  EXPECT_EQ(s.code(), GetParam().code) << s.ToString();
+  EXPECT_EQ(s.message(), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(Metadata, MetadataRefusalTest, ::testing::ValuesIn(Refusals()),
+                         [](const ::testing::TestParamInfo<Refusal>& info) {
+                           return info.param.name;
+                         });
+
+TEST(MetadataTest, PrintableNamesAreAccepted) {
   json printable = Example();
   printable["modules"]["default"]["inputs"][0]["name"] = "in */ $(x) `y` #";
   EXPECT_TRUE(ParseMetadata(printable.dump()).ok());
-  json input = Example();
-  input["modules"]["default"]["inputs"][0]["name"] = "in\n0";
-  EXPECT_EQ(ParseStatus(input).ToString(),
-            "invalid_argument: metadata.json: module 'default': input 0: name 'in\\x0a0' contains a "
-            "control character (U+000A); names must be printable");
-  json output = Example();
-  output["modules"]["default"]["outputs"][0]["name"] = "\x1b[2Kout";
-  EXPECT_EQ(ParseStatus(output).message(),
-            "metadata.json: module 'default': output 0: name '\\x1b[2Kout' contains a control "
-            "character (U+001B); names must be printable");
-  json parameter = Example();
-  parameter["modules"]["default"]["parameters"]["tensors"][0]["name"] = "w\t0";
-  EXPECT_EQ(ParseStatus(parameter).message(),
-            "metadata.json: module 'default': parameter 0: name 'w\\x090' contains a control "
-            "character (U+0009); names must be printable");
-  json op = Example();
-  op["modules"]["default"]["operators"][0]["name"] = "fused\x07";
-  EXPECT_EQ(ParseStatus(op).message(),
-            "metadata.json: module 'default': operator 0: name 'fused\\x07' contains a control "
-            "character (U+0007); names must be printable");
-}
-
-TEST(MetadataTest, ReferencedFilesMustBeListed) {
-  json j = Example();
-  j["files"].erase("codegen/host/src/default_lib0.c");
-  EXPECT_EQ(ParseStatus(j).message(),
-            "metadata.json: module 'default': sources entry "
-            "'codegen/host/src/default_lib0.c' is not listed in files");
-}
-
-TEST(MetadataTest, ConstantsSizeMustMatchBlob) {
-  json j = Example();
-  j["modules"]["default"]["memory"]["constants_size_bytes"] = 5;
-  EXPECT_EQ(ParseStatus(j).message(),
-            "metadata.json: module 'default': memory.constants_size_bytes is 5 but the "
-            "parameter blob 'parameters/default.bin' has 31360 bytes");
-}
-
-TEST(MetadataTest, UnsafeFilePathIsRefused) {
-  json j = Example();
-  j["files"]["../evil"] = {{"size", 1}, {"sha256", std::string(64, '0')}};
-  Status s = ParseStatus(j);
-  EXPECT_EQ(s.code(), StatusCode::kPermissionDenied);
-  EXPECT_EQ(s.message(), "metadata.json: files entry '../evil' is not a safe relative path");
-}
-
-TEST(MetadataTest, ModuleNamesMustNotClashAfterSanitising) {
-  json j = Example();
-  j["modules"]["a-b"] = j["modules"]["default"];
-  j["modules"]["a.b"] = j["modules"]["default"];
-  EXPECT_EQ(ParseStatus(j).message(),
-            "metadata.json: modules 'a-b' and 'a.b' both map to the C name 'a_b'");
 }
 
 TEST(MetadataTest, PackingAllowsMissingFiles) {

@@ -13,17 +13,12 @@
 #include "codegen/ops/shape_test_util.h"
 #include "codegen/ops/testing/op_harness.h"
 
-namespace mlf::ops {
+// In the harness's namespace (codegen/ops/testing/op_harness.h): its helpers need no
+// using-declarations.
+namespace mlf::ops::testing {
 namespace {
 
 using ir::HostTensor;
-using testing::CrossCompile;
-using testing::ExpectGeneratedMatches;
-using testing::InferError;
-using testing::MakeTensor;
-using testing::OpTest;
-using testing::RandomTensor;
-using testing::Values;
 
 int64_t OnnxCode(DType d) {
   switch (d) {
@@ -213,4 +208,4 @@ TEST(Cast, CastLikeAndErrors) {
 }
 
 }  // namespace
-}  // namespace mlf::ops
+}  // namespace mlf::ops::testing

@@ -9,15 +9,12 @@
 #include "codegen/ops/test_batch.h"
 #include "codegen/ops/testing/op_harness.h"
 
-namespace mlf::ops {
+// In the harness's namespace (codegen/ops/testing/op_harness.h): its helpers need no
+// using-declarations.
+namespace mlf::ops::testing {
 namespace {
 
 using ir::HostTensor;
-using testing::AllClose;
-using testing::Batch;
-using testing::MakeTensor;
-using testing::OpTest;
-using testing::RandomTensor;
 using Shape = std::vector<int64_t>;
 
 constexpr DType kAllNumeric[] = {DType::kInt8,   DType::kInt16,  DType::kInt32,   DType::kInt64,
@@ -693,4 +690,4 @@ TEST(ClipGenerated, BoundsAndDTypes) {
 }
 
 }  // namespace
-}  // namespace mlf::ops
+}  // namespace mlf::ops::testing

@@ -10,18 +10,12 @@
 #include "codegen/ops/shape_test_util.h"
 #include "codegen/ops/testing/op_harness.h"
 
-namespace mlf::ops {
+// In the harness's namespace (codegen/ops/testing/op_harness.h): its helpers need no
+// using-declarations.
+namespace mlf::ops::testing {
 namespace {
 
 using ir::HostTensor;
-using testing::ExpectGeneratedMatches;
-using testing::InferError;
-using testing::Int64s;
-using testing::Iota;
-using testing::MakeTensor;
-using testing::OpTest;
-using testing::RandomTensor;
-using testing::Values;
 using Shape = std::vector<int64_t>;
 
 std::vector<double> GatherValues(const HostTensor& data, const HostTensor& indices, int64_t axis, Shape* shape) {
@@ -159,4 +153,4 @@ TEST(Gather, Errors) {
 }
 
 }  // namespace
-}  // namespace mlf::ops
+}  // namespace mlf::ops::testing

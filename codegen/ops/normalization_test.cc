@@ -9,14 +9,12 @@
 #include "codegen/ops/test_batch.h"
 #include "codegen/ops/testing/op_harness.h"
 
-namespace mlf::ops {
+// In the harness's namespace (codegen/ops/testing/op_harness.h): its helpers need no
+// using-declarations.
+namespace mlf::ops::testing {
 namespace {
 
 using ir::HostTensor;
-using testing::Batch;
-using testing::MakeTensor;
-using testing::OpTest;
-using testing::RandomTensor;
 using Shape = std::vector<int64_t>;
 
 std::vector<double> Values(const HostTensor& t) {
@@ -258,4 +256,4 @@ TEST(BatchNormGenerated, RanksAndDTypes) {
 }
 
 }  // namespace
-}  // namespace mlf::ops
+}  // namespace mlf::ops::testing

@@ -10,18 +10,12 @@
 #include "codegen/ops/shape_test_util.h"
 #include "codegen/ops/testing/op_harness.h"
 
-namespace mlf::ops {
+// In the harness's namespace (codegen/ops/testing/op_harness.h): its helpers need no
+// using-declarations.
+namespace mlf::ops::testing {
 namespace {
 
 using ir::HostTensor;
-using testing::ExpectGeneratedMatches;
-using testing::InferError;
-using testing::Int64s;
-using testing::Iota;
-using testing::MakeTensor;
-using testing::OpTest;
-using testing::RandomTensor;
-using testing::Values;
 using Shape = std::vector<int64_t>;
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -319,4 +313,4 @@ TEST(Pad, Errors) {
 }
 
 }  // namespace
-}  // namespace mlf::ops
+}  // namespace mlf::ops::testing

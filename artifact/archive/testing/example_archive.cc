@@ -187,5 +187,14 @@ std::string DirName(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+const KeyPair& TestKey(int n) {
+  EXPECT_TRUE(n == 1 || n == 2) << n;
+  static const KeyPair* const keys[] = {new KeyPair(*GenerateKeyPair()),
+                                        new KeyPair(*GenerateKeyPair())};
+  return *keys[n == 2 ? 1 : 0];
+}
+
+std::string FingerprintOf(const KeyPair& key) { return *PublicKeyFingerprint(key.public_pem); }
+
 }  // namespace testutil
 }  // namespace mlf

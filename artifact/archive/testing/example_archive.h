@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "artifact/archive/archive_writer.h"
+#include "artifact/archive/signature.h"
 #include "artifact/base/testing/test_files.h"
 #include "artifact/format/metadata.h"
 
@@ -87,6 +88,17 @@ void FlipByte(const std::string& path, uint64_t offset);
 
 // The directory part of a path ("a/b" -> "a", "b" -> ".").
 std::string DirName(const std::string& path);
+
+// Every compression an archive can be written with.
+inline constexpr Compression kAllCompressions[] = {Compression::kNone, Compression::kGzip,
+                                                   Compression::kZstd};
+
+// Signing key pair `n` (1 or 2), generated once per test program: two
+// different keys for the signer and the wrong verifier.
+const KeyPair& TestKey(int n);
+
+// PublicKeyFingerprint of `key`'s public key.
+std::string FingerprintOf(const KeyPair& key);
 
 }  // namespace testutil
 }  // namespace mlf

@@ -88,5 +88,26 @@ std::string AllBytes() {
   return out;
 }
 
+std::vector<std::string> HostileCorpus() { return HostileCorpusWithout(""); }
+
+std::vector<std::string> HostileCorpusWithout(const std::string& unrepresentable) {
+  const auto representable = [&](const std::string& s) {
+    return s.find_first_of(unrepresentable) == std::string::npos;
+  };
+  std::vector<std::string> out;
+  for (const std::string& s : HostileStrings()) {
+    if (representable(s)) out.push_back(s);
+  }
+  for (const std::string& b : SingleBytes()) {
+    if (representable(b)) out.push_back(b);
+  }
+  std::string all;
+  for (char c : AllBytes()) {
+    if (representable(std::string(1, c))) all += c;
+  }
+  out.push_back(all);
+  return out;
+}
+
 }  // namespace testutil
 }  // namespace mlf

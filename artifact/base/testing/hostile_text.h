@@ -21,6 +21,15 @@ std::vector<std::string> SingleBytes();
 // One string holding all 256 byte values in order.
 std::string AllBytes();
 
+// HostileStrings(), then each of SingleBytes(), then AllBytes(): every input
+// an escaper must turn into text its reader takes back.
+std::vector<std::string> HostileCorpus();
+
+// HostileCorpus() for a reader that cannot take the bytes of `unrepresentable`
+// at all (NUL in an argv string, a line end in a Make variable): the strings
+// and single bytes holding one are left out, and AllBytes() loses them.
+std::vector<std::string> HostileCorpusWithout(const std::string& unrepresentable);
+
 }  // namespace testutil
 }  // namespace mlf
 
