@@ -13,6 +13,7 @@ _ABOVE_ARTIFACT = [
     "//fuzz:__subpackages__",
     "//bench:__subpackages__",
     "//examples:__subpackages__",
+    "//python:__subpackages__",
 ]
 
 def visible_to_layers(*layers):
@@ -25,6 +26,7 @@ TVM_WING_VISIBILITY = [
     "//tests:__subpackages__",
     "//fuzz:__subpackages__",
     "//bench:__subpackages__",
+    "//python:__subpackages__",
     # Until the seams of docs/design.md ("The TVM wing") land:
     "//loader:__subpackages__",
     "//artifact/archive:__pkg__",

@@ -16,6 +16,9 @@ PACKAGES=(
   # model benchmark (bench/run_model_bench.sh): torchvision models exported by
   # PyTorch, ONNX Runtime from npm (bench/ort/install_ort.sh) run by Node
   python3-torch python3-torchvision npm
+  # the Python package (python/): pybind11, the interpreter's headers, pytest;
+  # python3-venv for installing the wheel into a virtual environment
+  pybind11-dev python3-dev python3-pytest python3-venv
   # firmware projects: Cortex-M cross compiler, its C library, the MPS2 boards in QEMU
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and its ASan/UBSan runtimes

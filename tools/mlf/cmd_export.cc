@@ -2,10 +2,8 @@
 #include <iostream>
 
 #include "artifact/base/display_text.h"
-#include "artifact/format/c_name.h"
 #include "codegen/archive_export.h"
-#include "codegen/compiler.h"
-#include "codegen/model_import.h"
+#include "codegen/model_export.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"
@@ -72,21 +70,15 @@ Result<std::vector<ModelSpec>> ParseModels(const std::vector<std::string>& words
 }
 
 // Compiles one model; adds the files its import read besides the model
-// itself (YAML `npy` files) to `read`. With `keep_source` the model's bytes
-// become the member src/<module>.<ext>; its digest is recorded either way.
-Result<ModuleArtifacts> CompileModel(const ModelSpec& spec, const CompileOptions& options,
-                                     bool keep_source, std::vector<NamedPath>* read) {
-  MLF_ASSIGN_OR_RETURN(ImportedModel model, ImportModelFile(spec.path));
-  for (const std::string& npy : model.npy_files) {
+// itself (YAML `npy` files) to `read`.
+Result<ModuleArtifacts> CompileModel(const ModelSpec& spec, const ModelFileOptions& options,
+                                     std::vector<NamedPath>* read) {
+  std::vector<std::string> npy_files;
+  MLF_ASSIGN_OR_RETURN(ModuleArtifacts artifacts,
+                       CompileModelFile(spec.path, spec.module, options, &npy_files));
+  for (const std::string& npy : npy_files) {
     read->push_back({npy, "the npy file '" + npy + "' of MODEL '" + spec.path + "'"});
   }
-  MLF_ASSIGN_OR_RETURN(ModuleArtifacts artifacts, CompileGraph(spec.module, std::move(model.graph), options));
-  if (keep_source) {
-    model.source.path = "src/" + SanitizeCName(spec.module) + "." + model.extension;
-    artifacts.extra_members.push_back({model.source.path, std::move(model.source_bytes)});
-  }
-  artifacts.metadata.source = model.source;
-  artifacts.metadata.description = model.description;
   return artifacts;
 }
 
@@ -130,12 +122,13 @@ int RunExport(const ParsedArgs& args) {
   for (const ModelSpec& spec : *specs) read.push_back(FlagPath("MODEL", spec.path));
   Status distinct = CheckOutputFile(output, read);
   if (!distinct.ok()) return ReportUsageError("export", distinct.message());
-  CompileOptions compile;
-  compile.link_params = args.Has("link-params");
-  compile.optimize = !args.Has("no-optimize");
+  ModelFileOptions compile;
+  compile.compile.link_params = args.Has("link-params");
+  compile.compile.optimize = !args.Has("no-optimize");
+  compile.keep_source = args.Has("keep-source");
   std::vector<ModuleArtifacts> modules;
   for (const ModelSpec& spec : *specs) {
-    Result<ModuleArtifacts> m = CompileModel(spec, compile, args.Has("keep-source"), &read);
+    Result<ModuleArtifacts> m = CompileModel(spec, compile, &read);
     if (!m.ok()) return ReportFailure(m.status());
     modules.push_back(std::move(*m));
   }
@@ -151,7 +144,7 @@ int RunExport(const ParsedArgs& args) {
   options.pack.progress = progress.Callback();
   Result<Metadata> written = ExportArchive(modules, args.Get("output"), options);
   if (!written.ok()) return ReportFailure(written.status());
-  PrintWritten(args.Get("output"), *written, compile.link_params);
+  PrintWritten(args.Get("output"), *written, compile.compile.link_params);
   return kExitOk;
 }
 

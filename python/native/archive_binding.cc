@@ -1,0 +1,130 @@
+#include "python/native/archive_binding.h"
+
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "artifact/archive/pack.h"
+#include "artifact/archive/sign.h"
+#include "artifact/archive/signature.h"
+#include "artifact/archive/verify.h"
+#include "codegen/model_export.h"
+#include "python/native/status_error.h"
+
+namespace mlf::py {
+namespace {
+
+namespace pb = pybind11;
+
+// Runs `work` without the GIL (it must not touch Python objects).
+template <typename F>
+auto WithoutGil(F work) {
+  pb::gil_scoped_release release;
+  return work();
+}
+
+Result<Compression> CompressionFrom(const std::string& text) {
+  if (text == "none") return Compression::kNone;
+  if (text == "gzip") return Compression::kGzip;
+  if (text == "zstd") return Compression::kZstd;
+  return InvalidArgument("compress must be 'none', 'gzip' or 'zstd', not '" + text + "'");
+}
+
+// The same fields as `mlf export --json` (docs/cli-json.md).
+pb::dict ExportReport(const std::string& out, const Metadata& written, bool linked) {
+  pb::list modules;
+  for (const auto& [name, m] : written.modules) {
+    pb::dict d;
+    d["name"] = name;
+    d["operators"] = m.operators.size();
+    d["workspace_bytes"] = m.memory.workspace_size_bytes;
+    d["parameter_bytes"] = m.memory.constants_size_bytes;
+    d["parameters_linked"] = linked;
+    modules.append(d);
+  }
+  pb::dict report;
+  report["archive"] = out;
+  report["modules"] = modules;
+  return report;
+}
+
+pb::dict Export(const std::string& model, const std::string& out, const std::string& name,
+                bool link_params, bool keep_source, bool build_host_library,
+                const std::string& compress) {
+  ModelFileOptions compile;
+  compile.compile.link_params = link_params;
+  compile.keep_source = keep_source;
+  ExportOptions options;
+  options.build_host_library = build_host_library;
+  options.pack.compression = ValueOrRaise(CompressionFrom(compress));
+  options.pack.mtime = ValueOrRaise(ArchiveMtimeFromEnvironment());
+  Result<Metadata> written = WithoutGil([&]() -> Result<Metadata> {
+    MLF_ASSIGN_OR_RETURN(ModuleArtifacts m, CompileModelFile(model, name, compile));
+    return ExportArchive({std::move(m)}, out, options);
+  });
+  return ExportReport(out, ValueOrRaise(std::move(written)), link_params);
+}
+
+// The fields of `mlf verify --json` on success (docs/cli-json.md).
+pb::dict VerifyReportDict(const std::string& path, const VerifyReport& r) {
+  pb::dict d;
+  d["archive"] = path;
+  d["ok"] = true;
+  d["format"] = r.tvm ? "tvm" : "mlf";
+  d["compression"] = CompressionName(r.compression);
+  d["members"] = r.member_count;
+  d["data_bytes"] = r.data_bytes;
+  pb::list modules;
+  for (const auto& [name, m] : r.metadata.modules) modules.append(name);
+  d["modules"] = modules;
+  d["signed"] = r.is_signed;
+  d["signature_checked"] = r.signature_checked;
+  if (r.is_signed) d["signer_key_sha256"] = r.signer_key_sha256;
+  return d;
+}
+
+VerifyOptions VerifyOptionsFrom(const std::optional<std::string>& key, bool require_signature) {
+  VerifyOptions options;
+  options.require_signature = require_signature;
+  options.accept_tvm = true;
+  if (key) options.public_key_pem = ValueOrRaise(ReadKeyFile(*key));
+  return options;
+}
+
+pb::dict Verify(const std::string& path, const std::optional<std::string>& key,
+                bool require_signature) {
+  const VerifyOptions options = VerifyOptionsFrom(key, require_signature);
+  Result<VerifyReport> report = WithoutGil([&] { return VerifyArchive(path, options); });
+  if (!report.ok()) Raise(report.status().WithContext(path));
+  return VerifyReportDict(path, *report);
+}
+
+pb::dict SignFile(const std::string& path, const std::string& key, const std::optional<std::string>& out) {
+  const std::string private_pem = ValueOrRaise(ReadKeyFile(key));
+  SignOptions options;
+  options.mtime = ValueOrRaise(ArchiveMtimeFromEnvironment());
+  const std::string target = out ? *out : path;
+  Result<VerifyReport> report =
+      WithoutGil([&] { return SignArchive(path, private_pem, target, options); });
+  if (!report.ok()) Raise(report.status().WithContext(path));
+  return VerifyReportDict(target, *report);
+}
+
+pb::tuple Keygen(const std::string& prefix) {
+  OkOrRaise(WriteKeyFiles(prefix));
+  return pb::make_tuple(prefix + ".key", prefix + ".pub");
+}
+
+}  // namespace
+
+void BindArchiveOperations(pb::module_& m) {
+  m.def("_export", &Export, pb::arg("model"), pb::arg("out"), pb::arg("name"),
+        pb::arg("link_params"), pb::arg("keep_source"), pb::arg("build_host_library"),
+        pb::arg("compress"));
+  m.def("_verify", &Verify, pb::arg("path"), pb::arg("key"), pb::arg("require_signature"));
+  m.def("_sign", &SignFile, pb::arg("path"), pb::arg("key"), pb::arg("out"));
+  m.def("_keygen", &Keygen, pb::arg("prefix"));
+}
+
+}  // namespace mlf::py

@@ -1,0 +1,130 @@
+"""mlfkit: Model Library Format archives from Python.
+
+Compile a model into an archive, check it, and run it on this host::
+
+    import mlfkit, numpy as np
+    mlfkit.export("model.onnx", "model.mlf.tar")
+    lib = mlfkit.load("model.mlf.tar")
+    ex = lib.executor()
+    ex.set_input(0, np.zeros(ex.inputs[0].shape, np.float32))
+    ex.run()
+    y = ex.get_output(0)        # a view of the executor's buffer, no copy
+
+Every archive is verified before any of its code is loaded (digests, and the
+signature when a key is given). Errors raise subclasses of mlfkit.Error with
+the same text as the `mlf` command line's.
+"""
+
+from typing import Dict, List, Optional, Tuple, Union
+
+from . import _native
+from ._errors import (AlreadyExistsError, DataLossError, Error,
+                      FailedPreconditionError, InternalError,
+                      InvalidArgumentError, IOError, NotFoundError,
+                      OutOfRangeError, PermissionDeniedError, SignatureError,
+                      UnimplementedError)
+from ._native import Executor, TensorInfo
+
+__version__: str = _native.__version__
+METADATA_VERSION: int = _native.METADATA_VERSION
+
+__all__ = [
+    "AlreadyExistsError", "DataLossError", "Error", "Executor",
+    "FailedPreconditionError", "InternalError", "InvalidArgumentError",
+    "IOError", "Library", "NotFoundError", "OutOfRangeError",
+    "PermissionDeniedError", "SignatureError", "TensorInfo",
+    "UnimplementedError", "export", "keygen", "load", "sign", "verify",
+]
+
+
+class Library:
+    """An archive loaded on this host: its modules and their executors."""
+
+    def __init__(self, native: "_native.Library", path: str):
+        self._native = native
+        self.path = path
+
+    @property
+    def modules(self) -> List[str]:
+        """The module names, sorted."""
+        return self._native.modules
+
+    def executor(self, module: Optional[str] = None, threads: int = 1) -> Executor:
+        """A new executor for `module` (may be omitted when there is one).
+
+        Each executor has its own buffers and workspace; executors of one
+        library run concurrently in different threads. `threads` is the
+        number of threads one run uses: 1 (intra-op threads are not
+        available yet).
+        """
+        if threads != 1:
+            raise InvalidArgumentError(
+                f"threads={threads}: runs use one thread; run several executors "
+                "in several Python threads for concurrency")
+        if module is None:
+            names = self.modules
+            if len(names) != 1:
+                raise InvalidArgumentError(
+                    f"the archive has {len(names)} modules; choose one with "
+                    f"module= ({', '.join(names)})")
+            module = names[0]
+        return self._native._create_executor(module)
+
+    def __repr__(self) -> str:
+        return f"mlfkit.Library({self.path!r}, modules={self.modules!r})"
+
+
+def load(path: str, key: Optional[str] = None,
+         require_signature: bool = False) -> Library:
+    """Verifies the archive at `path` and loads it with the host loader.
+
+    key: a public key file (NAME.pub, from keygen); the archive must then be
+        signed by it. require_signature: refuse unsigned archives even
+        without a key. The GIL is released while the archive is checked
+        and (for archives without a host library) compiled.
+    """
+    return Library(_native._load(path, key, require_signature), path)
+
+
+def export(model_path: str, out_path: str, *, name: Optional[str] = None,
+           link_params: bool = False, keep_source: bool = False,
+           build_host_library: bool = True, compress: str = "none") -> Dict:
+    """Compiles an ONNX (.onnx) or YAML (.yaml) model into an archive.
+
+    Like `mlf export MODEL[:NAME] -o OUT`: name is the module name (default
+    "default"); link_params puts the parameters into the code as const
+    arrays; keep_source keeps the model file in the archive; compress is
+    "none", "gzip" or "zstd". Returns the same report as `mlf export --json`
+    (archive, modules with operators, workspace_bytes, parameter_bytes).
+    The archive is written atomically: on error nothing is left at out_path.
+    """
+    return _native._export(model_path, out_path, name or "default",
+                           link_params, keep_source, build_host_library,
+                           compress)
+
+
+def verify(path: str, key: Optional[str] = None,
+           require_signature: bool = False) -> Dict:
+    """Checks an archive's structure, metadata, digests and signature.
+
+    Returns the report of `mlf verify --json`; a failed check raises (a
+    damaged archive DataLossError, a bad signature SignatureError, ...).
+    """
+    return _native._verify(path, key, require_signature)
+
+
+def sign(path: str, key: str, out: Optional[str] = None) -> Dict:
+    """Signs the archive's metadata with the private key file `key`.
+
+    In place unless `out` is given; the archive is verified first. Returns
+    the verification report of the signed archive.
+    """
+    return _native._sign(path, key, out)
+
+
+def keygen(prefix: str) -> Tuple[str, str]:
+    """Writes an Ed25519 key pair PREFIX.key (mode 0600) and PREFIX.pub.
+
+    Never overwrites (AlreadyExistsError). Returns both paths.
+    """
+    return _native._keygen(prefix)

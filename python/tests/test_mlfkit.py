@@ -1,0 +1,279 @@
+"""The mlfkit Python package as a user drives it: export, load, run, compare.
+
+Run by //python:python_test under Debian's /usr/bin/python3 with PYTHONPATH
+set to the package Bazel built (python/tests/run_pytest.sh).
+"""
+import os
+import stat
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import mlfkit
+
+EXAMPLES = os.environ["MLFKIT_EXAMPLES"]
+MLP_YAML = os.path.join(EXAMPLES, "mnist_mlp", "model.yaml")
+
+
+class SmallCnn(torch.nn.Module):
+    """Conv-BN-ReLU, pooling and a linear head: what people export every day."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.pool = torch.nn.AdaptiveAvgPool2d(1)
+        self.fc = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.bn(self.conv(x)))
+        return self.fc(torch.flatten(self.pool(x), 1))
+
+
+def export_onnx(model, example, path):
+    model.eval()
+    torch.onnx.export(model, example, path, opset_version=13,
+                      input_names=["image"], output_names=["logits"])
+
+
+@pytest.fixture(scope="module")
+def cnn(tmp_path_factory):
+    """A random-weight SmallCnn, its ONNX file and its archive."""
+    torch.manual_seed(0)
+    model = SmallCnn()
+    with torch.no_grad():  # BatchNorm statistics that are not the identity
+        model.bn.running_mean.uniform_(-0.5, 0.5)
+        model.bn.running_var.uniform_(0.5, 2.0)
+    d = tmp_path_factory.mktemp("cnn")
+    onnx_path = str(d / "cnn.onnx")
+    export_onnx(model, torch.zeros(1, 3, 16, 16), onnx_path)
+    archive = str(d / "cnn.mlf.tar")
+    report = mlfkit.export(onnx_path, archive)
+    return model, onnx_path, archive, report
+
+
+def test_export_load_run_matches_pytorch(cnn):
+    model, _, archive, report = cnn
+    assert report["archive"] == archive
+    assert [m["name"] for m in report["modules"]] == ["default"]
+    assert report["modules"][0]["operators"] > 0
+    lib = mlfkit.load(archive)
+    assert lib.modules == ["default"]
+    ex = lib.executor()
+    assert [(t.name, t.dtype, t.shape) for t in ex.inputs] == [("image", "float32", (1, 3, 16, 16))]
+    assert [(t.name, t.dtype, t.shape) for t in ex.outputs] == [("logits", "float32", (1, 5))]
+    assert ex.inputs[0].quantization is None
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.standard_normal((1, 3, 16, 16), dtype=np.float32)
+        ex.set_input("image", x)
+        ex.run()
+        with torch.no_grad():
+            want = model(torch.from_numpy(x)).numpy()
+        np.testing.assert_allclose(ex.get_output("logits"), want, rtol=1e-4, atol=1e-5)
+
+
+def test_get_output_is_a_view_that_the_next_run_changes(cnn):
+    ex = mlfkit.load(cnn[2]).executor()
+    ex.set_input(0, np.ones((1, 3, 16, 16), np.float32))
+    ex.run()
+    first = ex.get_output(0)
+    again = ex.get_output("logits")
+    # The same memory: the executor's own output buffer, no copy.
+    assert first.__array_interface__["data"][0] == again.__array_interface__["data"][0]
+    assert not first.flags["OWNDATA"]
+    kept = first.copy()
+    ex.set_input(0, np.full((1, 3, 16, 16), -1.0, np.float32))
+    ex.run()
+    assert not np.array_equal(first, kept), "the view must show the latest run"
+    np.testing.assert_array_equal(first, ex.get_output(0))
+    # DLPack from the view: NumPy's own __dlpack__ shares the memory.
+    assert np.from_dlpack(first).__array_interface__["data"][0] == first.__array_interface__["data"][0]
+    # The view keeps the executor alive after its last other reference goes.
+    del ex
+    assert first.shape == (1, 5) and np.isfinite(first).all()
+
+
+def test_bind_input_is_zero_copy(cnn):
+    ex = mlfkit.load(cnn[2]).executor()
+    x = np.zeros((1, 3, 16, 16), np.float32)
+    ex.bind_input("image", x)
+    ex.run()
+    at_zero = ex.get_output(0).copy()
+    x[...] = 1.0  # changed after binding: run() reads the array itself
+    ex.run()
+    assert not np.array_equal(ex.get_output(0), at_zero)
+    ex.set_input("image", np.zeros((1, 3, 16, 16), np.float32))  # copies; ends the binding
+    x[...] = 5.0
+    ex.run()
+    np.testing.assert_array_equal(ex.get_output(0), at_zero)
+
+
+def test_wrong_arrays_are_refused_naming_input_expected_and_given(cnn):
+    ex = mlfkit.load(cnn[2]).executor()
+    cases = [
+        (np.zeros((1, 3, 16, 16), np.float64),
+         "input 'image': dtype float64 does not match the model's float32"),
+        (np.zeros((1, 3, 16, 15), np.float32),
+         "input 'image': shape [1, 3, 16, 15] does not match the model's [1, 3, 16, 16]"),
+        ([[1.0, 2.0]], "input 'image': dtype float64 does not match the model's float32"),
+        (np.zeros((1, 3, 16, 16), np.complex64),
+         "input 'image': a NumPy array of dtype complex64 is not a tensor"),
+    ]
+    for value, message in cases:
+        with pytest.raises(mlfkit.InvalidArgumentError) as info:
+            ex.set_input("image", value)
+        assert str(info.value).startswith(message), str(info.value)
+        assert isinstance(info.value, ValueError)
+    strided = np.zeros((1, 3, 16, 32), np.float32)[:, :, :, ::2]
+    with pytest.raises(ValueError, match="tensor is strided; only dense C-order"):
+        ex.bind_input(0, strided)
+    ex.set_input(0, strided)  # set_input copies, so any layout will do
+    with pytest.raises(mlfkit.NotFoundError, match="no input named 'photo'"):
+        ex.set_input("photo", np.zeros((1, 3, 16, 16), np.float32))
+    with pytest.raises(mlfkit.OutOfRangeError, match=r"^output index 3 is out of range \(the model has 1 output\)$"):
+        ex.get_output(3)
+    with pytest.raises(IndexError):
+        ex.get_output(-2)
+
+
+class HeavyCnn(torch.nn.Module):
+    """Eight 3x3 convolutions of 64 channels on 64x64: billions of MACs, so one run
+    lasts well over 50 ms even with fast kernels."""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = torch.nn.ModuleList(torch.nn.Conv2d(64, 64, 3, padding=1) for _ in range(8))
+
+    def forward(self, x):
+        for c in self.convs:
+            x = torch.relu(c(x))
+        return x
+
+
+def test_run_releases_the_gil(tmp_path):
+    torch.manual_seed(1)
+    onnx_path = str(tmp_path / "heavy.onnx")
+    export_onnx(HeavyCnn(), torch.zeros(1, 64, 64, 64), onnx_path)
+    archive = str(tmp_path / "heavy.mlf.tar")
+    mlfkit.export(onnx_path, archive)
+    ex = mlfkit.load(archive).executor()
+    ex.set_input(0, np.ones((1, 64, 64, 64), np.float32))
+    count = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        time.sleep(0.01)
+        before = count[0]
+        start = time.perf_counter()
+        ex.run()
+        elapsed = time.perf_counter() - start
+        advanced = count[0] - before
+    finally:
+        stop.set()
+        spinner.join()
+    assert elapsed >= 0.05, f"the run took {elapsed * 1000:.1f} ms: make HeavyCnn heavier"
+    # Python's switch interval is 5 ms: a run that held the GIL would let the
+    # spinner count only between runs; with the GIL released it counts throughout.
+    assert advanced > 1000, f"the spinner counted {advanced} during a {elapsed * 1000:.0f} ms run"
+
+
+def test_two_executors_run_in_two_threads(cnn):
+    model, _, archive, _ = cnn
+    lib = mlfkit.load(archive)
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal((1, 3, 16, 16), dtype=np.float32) for _ in range(2)]
+    results = [None, None]
+    errors = []
+
+    def work(i):
+        try:
+            ex = lib.executor()
+            for _ in range(50):
+                ex.set_input(0, xs[i])
+                ex.run()
+            results[i] = ex.get_output(0).copy()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with torch.no_grad():
+        for i in range(2):
+            np.testing.assert_allclose(results[i], model(torch.from_numpy(xs[i])).numpy(),
+                                       rtol=1e-4, atol=1e-5)
+
+
+def test_verify_sign_and_keys(tmp_path):
+    archive = str(tmp_path / "mlp.tar")
+    mlfkit.export(MLP_YAML, archive, name="mlp")
+    report = mlfkit.verify(archive)
+    assert report["ok"] is True and report["signed"] is False
+    assert report["modules"] == ["mlp"]
+    key, pub = mlfkit.keygen(str(tmp_path / "dev"))
+    assert stat.S_IMODE(os.stat(key).st_mode) == 0o600
+    with pytest.raises(mlfkit.AlreadyExistsError):
+        mlfkit.keygen(str(tmp_path / "dev"))
+    with pytest.raises(mlfkit.SignatureError):
+        mlfkit.load(archive, require_signature=True)
+    signed = mlfkit.sign(archive, key, out=str(tmp_path / "signed.tar"))
+    assert signed["signed"] is True
+    assert mlfkit.verify(str(tmp_path / "signed.tar"), key=pub)["signature_checked"] is True
+    lib = mlfkit.load(str(tmp_path / "signed.tar"), key=pub, require_signature=True)
+    assert lib.modules == ["mlp"]
+    _, other_pub = mlfkit.keygen(str(tmp_path / "other"))
+    with pytest.raises(mlfkit.SignatureError, match="signed by a different key"):
+        mlfkit.load(str(tmp_path / "signed.tar"), key=other_pub)
+
+
+def test_errors_carry_the_cli_messages(tmp_path):
+    missing = str(tmp_path / "nope.tar")
+    with pytest.raises(mlfkit.IOError) as info:
+        mlfkit.load(missing)
+    assert str(info.value) == f"{missing}: cannot open archive '{missing}': No such file or directory"
+    assert isinstance(info.value, mlfkit.Error) and isinstance(info.value, OSError)
+    # A damaged archive: one byte of the code changed.
+    archive = str(tmp_path / "mlp.tar")
+    mlfkit.export(MLP_YAML, archive)
+    data = bytearray(open(archive, "rb").read())
+    at = data.find(b"tvmgen_default_run")
+    data[at] ^= 0x20
+    bad = str(tmp_path / "bad.tar")
+    open(bad, "wb").write(bytes(data))
+    with pytest.raises(mlfkit.DataLossError, match="SHA-256 mismatch"):
+        mlfkit.verify(bad)
+    with pytest.raises(mlfkit.DataLossError):
+        mlfkit.load(bad)
+    with pytest.raises(mlfkit.InvalidArgumentError, match="compress must be 'none', 'gzip' or 'zstd'"):
+        mlfkit.export(MLP_YAML, str(tmp_path / "x.tar"), compress="lz4")
+    assert not os.path.exists(str(tmp_path / "x.tar"))
+    with pytest.raises(mlfkit.Error):
+        mlfkit.export(str(tmp_path / "missing.onnx"), str(tmp_path / "y.tar"))
+    assert not os.path.exists(str(tmp_path / "y.tar"))
+    lib = mlfkit.load(archive)
+    with pytest.raises(mlfkit.InvalidArgumentError, match="threads=2"):
+        lib.executor(threads=2)
+    with pytest.raises(mlfkit.NotFoundError):
+        lib.executor("nope")
+
+
+def test_version_and_stubs():
+    assert mlfkit.__version__ == "0.1.0"
+    assert mlfkit.METADATA_VERSION == 8
+    package_dir = os.path.dirname(mlfkit.__file__)
+    assert os.path.exists(os.path.join(package_dir, "__init__.pyi"))
+    assert os.path.exists(os.path.join(package_dir, "py.typed"))
+    assert mlfkit.Executor.get_output.__doc__ and "no copy" in mlfkit.Executor.get_output.__doc__
