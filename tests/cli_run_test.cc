@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/archive/signature.h"
+#include "artifact/base/shell_text.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/npy.h"
 #include "tests/fixtures/fixture_models.h"
@@ -666,6 +667,22 @@ TEST_F(CliRunTest, BenchTextReport) {
   EXPECT_EQ(r.out.rfind("module dense_file: 20 runs on 1 thread (open ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" ms, code from archive)\nlatency us   min "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nthroughput   "), std::string::npos) << r.out;
+}
+
+// On a terminal, bench draws its progress on stderr (runs done of all runs),
+// and clears the line before the report. script(1) gives it a terminal.
+TEST_F(CliRunTest, BenchDrawsProgressOnATerminal) {
+  const std::string command = ShellWord(MlfBinary()) + " bench " + ShellWord(archives_->pair) +
+                              " --iterations 400000";
+  CommandResult r = RunCommand({"script", "-qefc", command, "/dev/null"});
+  ASSERT_EQ(r.exit_code, 0) << Describe({"script", command}, r);
+  // script merges the terminal's output into its stdout.
+  EXPECT_NE(r.out.find("\r\033[Kbench "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" of 400000 runs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\r\033[Kmodule pair: 400000 runs on 1 thread"), std::string::npos) << r.out;
+  // Not on a pipe: the report alone.
+  CommandResult piped = Mlf({"bench", archives_->pair, "--iterations", "2000"});
+  EXPECT_EQ(piped.err, "");
 }
 
 TEST_F(CliRunTest, BenchBadFlags) {

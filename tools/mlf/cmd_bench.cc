@@ -78,7 +78,7 @@ Result<BenchResult> Bench(const ModelLibrary& lib, const BenchConfig& config) {
   go.store(true, std::memory_order_release);
   // Progress on a terminal while the threads run (Progress draws nothing
   // elsewhere); the main thread only polls, so it takes no core from them.
-  Progress progress("bench");
+  Progress progress("bench", Progress::Units::kRuns);
   const uint64_t total = config.iterations * config.threads;
   while (threads_done.load(std::memory_order_acquire) < config.threads) {
     progress.Update(runs_done.load(std::memory_order_relaxed), total);

@@ -6,8 +6,8 @@
 
 namespace mlf::cli {
 
-Progress::Progress(std::string label)
-    : label_(std::move(label)), enabled_(isatty(STDERR_FILENO) == 1) {}
+Progress::Progress(std::string label, Units units)
+    : label_(std::move(label)), units_(units), enabled_(isatty(STDERR_FILENO) == 1) {}
 
 Progress::~Progress() {
   if (drawn_) std::fprintf(stderr, "\r\033[K");
@@ -25,8 +25,11 @@ void Progress::Update(uint64_t done, uint64_t total) {
   last_ = now;
   drawn_ = true;
   const int percent = total > 0 ? static_cast<int>(100.0 * done / total) : 0;
-  std::fprintf(stderr, "\r\033[K%s %3d%% (%s of %s)", label_.c_str(), percent > 100 ? 100 : percent,
-               HumanBytes(done).c_str(), HumanBytes(total).c_str());
+  const std::string of = units_ == Units::kBytes
+                             ? HumanBytes(done) + " of " + HumanBytes(total)
+                             : std::to_string(done) + " of " + std::to_string(total) + " runs";
+  std::fprintf(stderr, "\r\033[K%s %3d%% (%s)", label_.c_str(), percent > 100 ? 100 : percent,
+               of.c_str());
   std::fflush(stderr);
 }
 

@@ -12,7 +12,11 @@ namespace mlf::cli {
 
 class Progress {
  public:
-  explicit Progress(std::string label);
+  // What done/total count: bytes ("writing  42% (1.5 MiB of 3.6 MiB)") or
+  // runs of a model ("bench  42% (420 of 1000 runs)").
+  enum class Units { kBytes, kRuns };
+
+  explicit Progress(std::string label, Units units = Units::kBytes);
   ~Progress();  // clears the line
 
   // A callback for library functions taking (done, total) progress.
@@ -22,6 +26,7 @@ class Progress {
 
  private:
   std::string label_;
+  Units units_;
   bool enabled_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_;
