@@ -62,6 +62,15 @@ MLFK_FN float mlfk_clamp(float v, float lo, float hi) {
 #define MLFK_LAST 1
 #define MLFK_LAST_CLAMP 2
 
+/* At the start of a block: no contraction of a * b + c into an FMA inside
+ * it, so a loop gives the same bits whatever target the compiler builds it
+ * for. GCC in ISO C mode (-std=c99) never contracts; Clang does unless told. */
+#if defined(__clang__)
+#define MLFK_NO_CONTRACT _Pragma("STDC FP_CONTRACT OFF")
+#else
+#define MLFK_NO_CONTRACT
+#endif
+
 #define MLFK_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
 #endif /* MLF_KERNEL_COMMON_H_ */

@@ -17,8 +17,9 @@
 // A float32 2-D Conv of one group whose weight was packed at export
 // (conv_kernel.h, codegen/passes/pack_weights.h) instead calls the kernel
 // layer's conv_f32 (codegen/kernels): GEMM microkernels per ISA, im2col
-// chunks in scratch; the fused activation is the kernel's clamp for Relu and
-// Clip, a loop over the output for the others.
+// chunks in scratch; a float32 2-D depthwise Conv calls depthwise_f32. The
+// fused activation is the kernel's clamp for Relu and Clip, a loop over the
+// output for the others.
 //
 // ConvTranspose scatters: the output starts as the bias, and each input row
 // adds w * x into the output row it reaches, the valid input range of every
@@ -516,6 +517,44 @@ Result<KernelClamp> ClampOf(const ir::Node& node) {
   return k;
 }
 
+// A float32 2-D Conv with one input and one output channel per group.
+bool IsDepthwise2D(const ConvShape& s, DType dtype) {
+  return dtype == DType::kFloat32 && s.w.rank() == 2 && s.group > 1 && s.cg == 1 && s.mg == 1;
+}
+
+// The activation loop after a kernel whose clamp could not apply it.
+Status EmitActivationLoop(const EmitContext& ctx, const KernelClamp& clamp, int64_t count,
+                          CodeWriter& c) {
+  if (clamp.in_kernel) return Status::Ok();
+  MLF_ASSIGN_OR_RETURN(std::string act, ctx.Activation("v"));
+  c.Open("for (int i = 0; i < " + S(count) + "; ++i) {");
+  c.Line("const float v = out0[i];");
+  c.Line("out0[i] = " + act + ";");
+  c.Close();
+  return Status::Ok();
+}
+
+// Depthwise convolutions call depthwise_f32 with the weight as exported.
+Status EmitDepthwiseKernel(const EmitContext& ctx, const ConvShape& s, std::string* body) {
+  const Window& w = s.w;
+  MLF_ASSIGN_OR_RETURN(KernelClamp clamp, ClampOf(ctx.node));
+  ctx.UseKernel("depthwise_f32");
+  const std::vector<int64_t> fields = {s.n, s.c, w.in[0], w.in[1], w.out[0], w.out[1],
+                                       w.kernel[0], w.kernel[1], w.strides[0], w.strides[1],
+                                       w.dilations[0], w.dilations[1], w.pad_begin[0],
+                                       w.pad_begin[1]};
+  std::string init;
+  for (int64_t f : fields) init += (init.empty() ? "" : ", ") + S(f);
+  CodeWriter c;
+  c.Line("/* n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left */");
+  c.Line("static const mlfk_depthwise2d_f32_shape shape = {" + init + "};");
+  c.Line(std::string("mlfk_depthwise2d_f32(&shape, in0, in1, ") +
+         (ctx.node.HasInput(2) ? "in2" : "NULL") + ", out0, " + clamp.lo + ", " + clamp.hi + ");");
+  MLF_RETURN_IF_ERROR(EmitActivationLoop(ctx, clamp, s.n * s.m * w.OutElements(), c));
+  *body = c.str();
+  return Status::Ok();
+}
+
 Status EmitConvKernel(const EmitContext& ctx, const ConvShape& s, std::string* body) {
   const Window& w = s.w;
   if (w.rank() != 2 || s.group != 1 || ctx.input(0).dtype != DType::kFloat32) {
@@ -536,13 +575,7 @@ Status EmitConvKernel(const EmitContext& ctx, const ConvShape& s, std::string* b
   c.Line(std::string("mlfk_conv2d_f32(&shape, in0, in1, ") + (ctx.node.HasInput(2) ? "in2" : "NULL") +
          ", out0, " + (ConvKernelScratch(s) ? "(float*)scratch" : "NULL") + ", " + clamp.lo + ", " +
          clamp.hi + ");");
-  if (!clamp.in_kernel) {
-    MLF_ASSIGN_OR_RETURN(std::string act, ctx.Activation("v"));
-    c.Open("for (int i = 0; i < " + S(s.n * s.m * w.OutElements()) + "; ++i) {");
-    c.Line("const float v = out0[i];");
-    c.Line("out0[i] = " + act + ";");
-    c.Close();
-  }
+  MLF_RETURN_IF_ERROR(EmitActivationLoop(ctx, clamp, s.n * s.m * w.OutElements(), c));
   *body = c.str();
   return Status::Ok();
 }
@@ -556,6 +589,8 @@ Status EmitConv(const EmitContext& ctx, std::string* body) {
     }
     return EmitConvKernel(ctx, s, body);
   }
+  const bool fits = FitsInt(s.n * s.c * s.w.InElements()) && FitsInt(s.n * s.m * s.w.OutElements());
+  if (IsDepthwise2D(s, ctx.input(0).dtype) && fits) return EmitDepthwiseKernel(ctx, s, body);
   ConvEmitter e{ctx, s, s.w, CType(ctx.input(0).dtype), ctx.node.HasInput(2), 0, 0, 0, 0, {}, {}};
   if (IsPointwise(s.w) && s.w.rank() > 1) {
     const int64_t p = s.w.InElements();

@@ -188,5 +188,52 @@ INSTANTIATE_TEST_SUITE_P(
         // 3x3 on 7x7 with many channels (ResNet's last stage, smaller).
         Case{{1, 256, 7, 7}, {128, 256, 3, 3}, true, {{"pads", Ints{1, 1, 1, 1}}}}));
 
+// Depthwise convolutions call depthwise_f32 with the weight as exported
+// (constant or not, any size): nothing is packed.
+class DepthwiseKernelGeneratedTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DepthwiseKernelGeneratedTest, MatchesEvaluate) {
+  OpTest t = Build(GetParam());
+  ASSERT_TRUE(t.Infer().ok()) << t.Infer().ToString();
+  std::vector<ir::HostTensor> in = {RandomTensor(DType::kFloat32, GetParam().x, 24)};
+  auto want = t.Evaluate(in);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  auto packed = passes::PackWeights(t.graph());
+  ASSERT_TRUE(packed.ok());
+  EXPECT_EQ(*packed, 0);
+  auto f = emit::EmitNodeFunction(t.graph(), 0);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->kernels, (std::set<std::string>{"depthwise_f32"}));
+  EXPECT_FALSE(f->needs_scratch);
+  auto got = t.RunGenerated(in);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  Status close = AllClose(*got, *want, 1e-5, 1e-5);
+  EXPECT_TRUE(close.ok()) << close.ToString();
+  const Status cross = CrossCompile(t);
+  EXPECT_TRUE(cross.ok()) << cross.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Depthwise, DepthwiseKernelGeneratedTest,
+    ::testing::Values(
+        // MobileNetV2's: 3x3 pad 1 + ReLU6 (Clip 0..6), stride 1 and 2.
+        Case{{1, 24, 19, 21}, {24, 1, 3, 3}, true,
+             {{"group", int64_t{24}}, {"pads", Ints{1, 1, 1, 1}}, {"mlf.activation", std::string("Clip")},
+              {"mlf.activation.min", 0.0}, {"mlf.activation.max", 6.0}}},
+        Case{{2, 8, 16, 17}, {8, 1, 3, 3}, false,
+             {{"group", int64_t{8}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}},
+        // 5x5 dilated, asymmetric padding, LeakyRelu after the kernel.
+        Case{{1, 4, 12, 13}, {4, 1, 5, 5}, true,
+             {{"group", int64_t{4}}, {"pads", Ints{2, 0, 1, 3}}, {"dilations", Ints{2, 2}},
+              {"mlf.activation", std::string("LeakyRelu")}, {"mlf.activation.alpha", 0.1}}}));
+
+TEST(ConvKernelTest, GroupedButNotDepthwiseStaysDirect) {
+  OpTest t = Build({{1, 8, 10, 10}, {8, 2, 3, 3}, false, {{"group", int64_t{4}}}});
+  ASSERT_TRUE(t.Infer().ok());
+  auto f = emit::EmitNodeFunction(t.graph(), 0);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->kernels.empty());
+}
+
 }  // namespace
 }  // namespace mlf::ops
