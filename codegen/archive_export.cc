@@ -27,6 +27,7 @@ Status StageFiles(const ModuleArtifacts& m, ArchiveAssembler* assembler) {
   MLF_ASSIGN_OR_RETURN(std::string describe, EmitMetadataSource(m.name, m.metadata));
   assembler->AddCode(kHostIncludeDir + ("tvmgen_" + c + ".h"), std::move(header));
   for (const StagedFile& s : m.sources) assembler->AddCode(kHostSourceDir + s.path, s.content);
+  for (const StagedFile& s : m.support_files) assembler->AddCode(kHostSourceDir + s.path, s.content);
   assembler->AddCode(kHostSourceDir + c + "_metadata.c", std::move(describe));
   for (const StagedFile& f : m.extra_members) {
     assembler->AddMember({f.path, MemberSource::Bytes(f.content), false});

@@ -27,6 +27,9 @@ struct ModuleArtifacts {
   ModuleMetadata metadata;  // "sources", "host_library" and "files" are filled in here
   // Generated C sources, by file name (placed under codegen/host/src/).
   std::vector<StagedFile> sources;
+  // Files the sources include from codegen/host/src/ without being sources
+  // themselves (kernel headers): staged there, not listed in "sources".
+  std::vector<StagedFile> support_files;
   // The parameter blob when metadata.parameters->storage is "file".
   std::string parameter_blob;
   // Extra members (e.g. the source model under src/), by archive path.

@@ -4,6 +4,7 @@
 #include "codegen/emit/module_emitter.h"
 #include "codegen/passes/constant_folding.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/pack_weights.h"
 #include "codegen/passes/simplify.h"
 
 namespace mlf {
@@ -25,7 +26,12 @@ Status OptimizeGraph(ir::Graph& graph, const CompileOptions& options, CompileRep
 
 Result<ModuleArtifacts> CompileGraph(const std::string& module, ir::Graph graph,
                                      const CompileOptions& options, CompileReport* report) {
-  MLF_RETURN_IF_ERROR(OptimizeGraph(graph, options, report));
+  CompileReport local;
+  CompileReport& r = report ? *report : local;
+  MLF_RETURN_IF_ERROR(OptimizeGraph(graph, options, &r));
+  // Last: a packed weight can no longer be evaluated (with or without
+  // --no-optimize, which skips the fusions only).
+  MLF_ASSIGN_OR_RETURN(r.weights_packed, passes::PackWeights(graph));
   emit::ModuleEmitOptions emit_options;
   emit_options.link_params = options.link_params;
   MLF_ASSIGN_OR_RETURN(emit::EmittedModule emitted, emit::EmitModule(module, graph, emit_options));
@@ -37,6 +43,7 @@ Result<ModuleArtifacts> CompileGraph(const std::string& module, ir::Graph graph,
   artifacts.name = module;
   artifacts.metadata = std::move(emitted.metadata);
   artifacts.sources = std::move(emitted.sources);
+  artifacts.support_files = std::move(emitted.support_files);
   artifacts.parameter_blob = std::move(emitted.parameter_blob);
   return artifacts;
 }

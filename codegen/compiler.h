@@ -28,6 +28,7 @@ struct CompileReport {
   int activations_fused = 0;
   int dead_nodes_removed = 0;
   int nodes_emitted = 0;
+  int weights_packed = 0;  // constant weights re-laid out for the kernel layer
 };
 
 Result<ModuleArtifacts> CompileGraph(const std::string& module, ir::Graph graph,

@@ -25,6 +25,9 @@ struct ModuleEmitOptions {
 struct EmittedModule {
   ModuleMetadata metadata;          // inputs, outputs, memory, parameters, operators
   std::vector<StagedFile> sources;  // file names (no directory), e.g. "<c>_lib0.c"
+  // Files the sources include from their own directory and that are not
+  // compiled on their own: the kernel headers (codegen/kernels) they call.
+  std::vector<StagedFile> support_files;
   std::string parameter_blob;       // for file storage; empty otherwise
 };
 

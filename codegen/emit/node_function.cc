@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "artifact/base/c_text.h"
+#include "codegen/kernels/kernels.h"
 #include "codegen/ops/op.h"
 
 namespace mlf::emit {
@@ -18,6 +19,12 @@ std::string LowerIdentifier(const std::string& op) {
 
 std::string GeneratedSourcePreamble() {
   return "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n";
+}
+
+std::string KernelIncludes(const std::set<std::string>& families) {
+  std::string out;
+  for (const std::string& f : families) out += "#include \"" + kernels::KernelFileName(f) + "\"\n";
+  return out.empty() ? out : out + "\n";
 }
 
 Result<NodeFunction> EmitNodeFunction(const ir::Graph& graph, size_t index) {
@@ -45,7 +52,7 @@ Result<NodeFunction> EmitNodeFunction(const ir::Graph& graph, size_t index) {
   f.needs_scratch = f.scratch_bytes > 0;
   if (f.needs_scratch) add("void* restrict scratch");
   std::string body;
-  ops::EmitContext ctx{node, graph};
+  ops::EmitContext ctx{node, graph, &f.kernels};
   MLF_RETURN_IF_ERROR(def->emit(ctx, &body));
   f.definition = "/* " + CCommentText(node.Describe()) + " */\nstatic void " + f.name + "(" + params + ") {\n" +
                  body + "}\n";

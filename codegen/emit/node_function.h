@@ -3,6 +3,7 @@
 #ifndef MLFKIT_CODEGEN_EMIT_NODE_FUNCTION_H_
 #define MLFKIT_CODEGEN_EMIT_NODE_FUNCTION_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct NodeFunction {
   std::vector<int> params;
   bool needs_scratch = false;
   uint64_t scratch_bytes = 0;
+  // Kernel families (codegen/kernels) the definition calls.
+  std::set<std::string> kernels;
 };
 
 // `index` is the node's position, used to make the name unique.
@@ -25,6 +28,10 @@ Result<NodeFunction> EmitNodeFunction(const ir::Graph& graph, size_t index);
 
 // Headers every generated source includes (stdint, stddef, math, string).
 std::string GeneratedSourcePreamble();
+
+// The #include lines of the kernel headers of `families`, to follow the
+// preamble in a source whose functions call them ("" for none).
+std::string KernelIncludes(const std::set<std::string>& families);
 
 }  // namespace mlf::emit
 

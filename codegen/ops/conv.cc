@@ -14,15 +14,25 @@
 // the flattened spatial axes (a matrix multiply). No scratch is needed: no
 // padded copy, no im2col.
 //
+// A float32 2-D Conv of one group whose weight was packed at export
+// (conv_kernel.h, codegen/passes/pack_weights.h) instead calls the kernel
+// layer's conv_f32 (codegen/kernels): GEMM microkernels per ISA, im2col
+// chunks in scratch; a float32 2-D depthwise Conv calls depthwise_f32. The
+// fused activation is the kernel's clamp for Relu and Clip, a loop over the
+// output for the others.
+//
 // ConvTranspose scatters: the output starts as the bias, and each input row
 // adds w * x into the output row it reaches, the valid input range of every
 // kernel column computed at codegen time so that the inner loop needs no
 // test.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <variant>
 
 #include "codegen/ops/activation.h"
 #include "codegen/ops/conv_geometry.h"
+#include "codegen/ops/conv_kernel.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
 
@@ -246,6 +256,10 @@ Status EvaluateConvFamily(const ir::Node& node, const std::vector<const ir::Host
   if (in.size() < 2 || in[0] == nullptr || in[1] == nullptr) {
     return NodeError(node, "inputs X and W are required");
   }
+  if (node.attrs.count(kWeightLayoutAttr)) {
+    // Packing is the last step before emission; nothing evaluates after it.
+    return NodeError(node, "weight W is packed for the kernel layer and cannot be evaluated");
+  }
   const ir::HostTensor* b = in.size() > 2 ? in[2] : nullptr;
   MLF_ASSIGN_OR_RETURN(ConvShape s, ComputeConvShape(node, in[0]->shape, in[1]->shape,
                                                      b ? &b->shape : nullptr, transposed));
@@ -454,9 +468,129 @@ bool IsPointwise(const Window& w) {
   return true;
 }
 
+
+// ---------------------------------------------------------------- kernel layer
+
+bool FitsInt(int64_t v) { return v >= 0 && v <= INT32_MAX; }
+
+int64_t KernelChunk(const ConvShape& s) { return std::min<int64_t>(kConvKernelChunk, s.w.OutElements()); }
+
+// conv_f32 multiplies X directly (no scratch) for a 1x1, stride-1, unpadded window.
+bool KernelIsDirect(const Window& w) {
+  return IsPointwise(w) && w.out == w.in;
+}
+
+uint64_t ConvKernelScratch(const ConvShape& s) {
+  if (KernelIsDirect(s.w)) return 0;
+  return static_cast<uint64_t>(s.c * s.w.KernelElements() * KernelChunk(s)) * sizeof(float);
+}
+
+bool WeightIsPacked(const ir::Node& node) {
+  auto it = node.attrs.find(kWeightLayoutAttr);
+  return it != node.attrs.end() && std::holds_alternative<std::string>(it->second) &&
+         std::get<std::string>(it->second) == kGemmPanelsLayout;
+}
+
+// Relu and Clip become the kernel's clamp [lo, hi]; "" when there is another
+// activation (applied by a loop after the kernel) or none.
+struct KernelClamp {
+  std::string lo = "-HUGE_VALF", hi = "HUGE_VALF";
+  bool in_kernel = true;  // false: the activation needs the loop
+};
+
+Result<KernelClamp> ClampOf(const ir::Node& node) {
+  KernelClamp k;
+  MLF_ASSIGN_OR_RETURN(std::string act, node.String("mlf.activation", ""));
+  if (act.empty()) return k;
+  if (act == "Relu") {
+    k.lo = "0.0f";
+    return k;
+  }
+  if (act == "Clip") {
+    MLF_ASSIGN_OR_RETURN(double lo, node.Float("mlf.activation.min", -INFINITY));
+    MLF_ASSIGN_OR_RETURN(double hi, node.Float("mlf.activation.max", INFINITY));
+    if (lo > -INFINITY) k.lo = CLiteral(DType::kFloat32, lo);
+    if (hi < INFINITY) k.hi = CLiteral(DType::kFloat32, hi);
+    return k;
+  }
+  k.in_kernel = false;
+  return k;
+}
+
+// A float32 2-D Conv with one input and one output channel per group.
+bool IsDepthwise2D(const ConvShape& s, DType dtype) {
+  return dtype == DType::kFloat32 && s.w.rank() == 2 && s.group > 1 && s.cg == 1 && s.mg == 1;
+}
+
+// The activation loop after a kernel whose clamp could not apply it.
+Status EmitActivationLoop(const EmitContext& ctx, const KernelClamp& clamp, int64_t count,
+                          CodeWriter& c) {
+  if (clamp.in_kernel) return Status::Ok();
+  MLF_ASSIGN_OR_RETURN(std::string act, ctx.Activation("v"));
+  c.Open("for (int i = 0; i < " + S(count) + "; ++i) {");
+  c.Line("const float v = out0[i];");
+  c.Line("out0[i] = " + act + ";");
+  c.Close();
+  return Status::Ok();
+}
+
+// Depthwise convolutions call depthwise_f32 with the weight as exported.
+Status EmitDepthwiseKernel(const EmitContext& ctx, const ConvShape& s, std::string* body) {
+  const Window& w = s.w;
+  MLF_ASSIGN_OR_RETURN(KernelClamp clamp, ClampOf(ctx.node));
+  ctx.UseKernel("depthwise_f32");
+  const std::vector<int64_t> fields = {s.n, s.c, w.in[0], w.in[1], w.out[0], w.out[1],
+                                       w.kernel[0], w.kernel[1], w.strides[0], w.strides[1],
+                                       w.dilations[0], w.dilations[1], w.pad_begin[0],
+                                       w.pad_begin[1]};
+  std::string init;
+  for (int64_t f : fields) init += (init.empty() ? "" : ", ") + S(f);
+  CodeWriter c;
+  c.Line("/* n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left */");
+  c.Line("static const mlfk_depthwise2d_f32_shape shape = {" + init + "};");
+  c.Line(std::string("mlfk_depthwise2d_f32(&shape, in0, in1, ") +
+         (ctx.node.HasInput(2) ? "in2" : "NULL") + ", out0, " + clamp.lo + ", " + clamp.hi + ");");
+  MLF_RETURN_IF_ERROR(EmitActivationLoop(ctx, clamp, s.n * s.m * w.OutElements(), c));
+  *body = c.str();
+  return Status::Ok();
+}
+
+Status EmitConvKernel(const EmitContext& ctx, const ConvShape& s, std::string* body) {
+  const Window& w = s.w;
+  if (w.rank() != 2 || s.group != 1 || ctx.input(0).dtype != DType::kFloat32) {
+    return NodeError(ctx.node, "weight W is packed for the kernel layer, which runs float32 2-D "
+                               "convolutions of one group only");
+  }
+  MLF_ASSIGN_OR_RETURN(KernelClamp clamp, ClampOf(ctx.node));
+  ctx.UseKernel("conv_f32");
+  const std::vector<int64_t> fields = {s.n, s.c, w.in[0], w.in[1], s.m, w.out[0], w.out[1],
+                                       w.kernel[0], w.kernel[1], w.strides[0], w.strides[1],
+                                       w.dilations[0], w.dilations[1], w.pad_begin[0],
+                                       w.pad_begin[1], KernelChunk(s)};
+  std::string init;
+  for (int64_t f : fields) init += (init.empty() ? "" : ", ") + S(f);
+  CodeWriter c;
+  c.Line("/* n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left, chunk */");
+  c.Line("static const mlfk_conv2d_f32_shape shape = {" + init + "};");
+  c.Line(std::string("mlfk_conv2d_f32(&shape, in0, in1, ") + (ctx.node.HasInput(2) ? "in2" : "NULL") +
+         ", out0, " + (ConvKernelScratch(s) ? "(float*)scratch" : "NULL") + ", " + clamp.lo + ", " +
+         clamp.hi + ");");
+  MLF_RETURN_IF_ERROR(EmitActivationLoop(ctx, clamp, s.n * s.m * w.OutElements(), c));
+  *body = c.str();
+  return Status::Ok();
+}
+
 Status EmitConv(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(ConvShape s, ConvShapeOf(ctx.node, ctx.graph, false));
   MLF_RETURN_IF_ERROR(CheckActivationDType(ctx.node, ctx.input(0).dtype));
+  if (ctx.node.attrs.count(kWeightLayoutAttr)) {
+    if (!WeightIsPacked(ctx.node)) {
+      return NodeError(ctx.node, "unknown weight layout in attribute '" + std::string(kWeightLayoutAttr) + "'");
+    }
+    return EmitConvKernel(ctx, s, body);
+  }
+  const bool fits = FitsInt(s.n * s.c * s.w.InElements()) && FitsInt(s.n * s.m * s.w.OutElements());
+  if (IsDepthwise2D(s, ctx.input(0).dtype) && fits) return EmitDepthwiseKernel(ctx, s, body);
   ConvEmitter e{ctx, s, s.w, CType(ctx.input(0).dtype), ctx.node.HasInput(2), 0, 0, 0, 0, {}, {}};
   if (IsPointwise(s.w) && s.w.rank() > 1) {
     const int64_t p = s.w.InElements();
@@ -557,6 +691,12 @@ uint64_t ConvMacs(const ir::Node& node, const ir::Graph& graph) {
   return static_cast<uint64_t>(s->n * s->m * s->w.OutElements() * s->cg * s->w.KernelElements());
 }
 
+uint64_t ConvScratch(const ir::Node& node, const ir::Graph& graph) {
+  if (!WeightIsPacked(node)) return 0;
+  auto s = ConvShapeOf(node, graph, false);
+  return s.ok() ? ConvKernelScratch(*s) : 0;
+}
+
 uint64_t ConvTransposeMacs(const ir::Node& node, const ir::Graph& graph) {
   auto s = ConvShapeOf(node, graph, true);
   if (!s.ok()) return 0;
@@ -565,6 +705,27 @@ uint64_t ConvTransposeMacs(const ir::Node& node, const ir::Graph& graph) {
 
 }  // namespace
 
+bool ConvSuitsKernel(const ir::Node& node, const ir::Graph& graph) {
+  if (node.op != "Conv" || !node.HasInput(1) || node.attrs.count(kWeightLayoutAttr)) return false;
+  const ir::Value& x = graph.value(node.inputs[0]);
+  const ir::Value& wt = graph.value(node.inputs[1]);
+  if (x.dtype != DType::kFloat32 || wt.dtype != DType::kFloat32 || !wt.is_constant()) return false;
+  auto s = ConvShapeOf(node, graph, false);
+  if (!s.ok() || s->w.rank() != 2 || s->group != 1) return false;
+  for (int64_t v : {s->n * s->c * s->w.InElements(), s->n * s->m * s->w.OutElements(),
+                    s->c * s->w.KernelElements() * s->m, s->c * s->w.KernelElements() * KernelChunk(*s)}) {
+    if (!FitsInt(v)) return false;
+  }
+  if (ConvMacs(node, graph) < kConvKernelMinMacs) return false;
+  // The packed weight replaces the original: nothing else may read it.
+  int readers = 0;
+  for (const ir::Node& n : graph.nodes) {
+    for (int id : n.inputs) readers += id == node.inputs[1];
+  }
+  for (int id : graph.outputs) readers += id == node.inputs[1];
+  return readers == 1;
+}
+
 void RegisterConvOps(std::vector<OpDef>* table) {
   OpDef conv;
   conv.name = "Conv";
@@ -572,6 +733,7 @@ void RegisterConvOps(std::vector<OpDef>* table) {
   conv.evaluate = EvaluateConv;
   conv.emit = EmitConv;
   conv.macs = ConvMacs;
+  conv.scratch = ConvScratch;
   conv.fuses_activation = true;
   table->push_back(conv);
 

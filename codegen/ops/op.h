@@ -20,6 +20,7 @@
 #ifndef MLFKIT_CODEGEN_OPS_OP_H_
 #define MLFKIT_CODEGEN_OPS_OP_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ namespace mlf::ops {
 struct EmitContext {
   const ir::Node& node;
   const ir::Graph& graph;
+  // The kernel families (codegen/kernels) the body calls; null when the
+  // caller does not collect them (then UseKernel does nothing).
+  std::set<std::string>* kernels = nullptr;
+
+  // Records that the body calls kernel family `family` (mlf_kernel_<family>.h
+  // is then included before the function and written into the archive).
+  void UseKernel(const std::string& family) const {
+    if (kernels != nullptr) kernels->insert(family);
+  }
 
   const ir::Value& input(size_t i) const { return graph.value(node.inputs.at(i)); }
   const ir::Value& output(size_t j) const { return graph.value(node.outputs.at(j)); }

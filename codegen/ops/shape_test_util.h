@@ -10,11 +10,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "artifact/format/dtype.h"
 #include "codegen/emit/node_function.h"
+#include "codegen/kernels/kernels.h"
 #include "codegen/ir/host_tensor.h"
 #include "codegen/ops/testing/op_harness.h"
 
@@ -44,18 +46,24 @@ inline ir::HostTensor Iota(DType dtype, std::vector<int64_t> shape) {
 // -Wall -Wextra -Werror); ok when that compiler is not installed.
 inline Status CrossCompile(OpTest& t) {
   if (std::system("command -v arm-none-eabi-gcc >/dev/null 2>&1") != 0) return Status::Ok();
-  std::string source = emit::GeneratedSourcePreamble();
+  std::string source;
+  std::set<std::string> families;
   for (size_t n = 0; n < t.graph().nodes.size(); ++n) {
     MLF_ASSIGN_OR_RETURN(emit::NodeFunction f, emit::EmitNodeFunction(t.graph(), n));
+    families.insert(f.kernels.begin(), f.kernels.end());
     // Keep the static function referenced.
     source += f.definition + "void* keep_" + std::to_string(n) + "(void);\nvoid* keep_" + std::to_string(n) +
               "(void) { return (void*)&" + f.name + "; }\n";
   }
+  source = emit::GeneratedSourcePreamble() + emit::KernelIncludes(families) + source;
+  MLF_ASSIGN_OR_RETURN(std::vector<StagedFile> kernel_files, kernels::KernelFiles(families));
   const char* tmp = std::getenv("TEST_TMPDIR");
   static int counter = 0;
   const std::string base = std::string(tmp ? tmp : "/tmp") + "/arm_" + std::to_string(getpid()) + "_" +
                            std::to_string(counter++);
   std::ofstream(base + ".c") << source;
+  // Kernel headers are found beside the source, as in an archive.
+  for (const StagedFile& k : kernel_files) std::ofstream(std::string(tmp ? tmp : "/tmp") + "/" + k.path) << k.content;
   const std::string cmd = "arm-none-eabi-gcc -std=c99 -O2 -mcpu=cortex-m4 -mthumb -Wall -Wextra -Werror -c " +
                           base + ".c -o " + base + ".o > " + base + ".log 2>&1";
   const int rc = std::system(cmd.c_str());

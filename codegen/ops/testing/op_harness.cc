@@ -15,19 +15,23 @@
 #include "artifact/format/tensor_values.h"
 #include "artifact/toolchain/host_build.h"
 #include "codegen/emit/node_function.h"
+#include "codegen/kernels/kernels.h"
 #include "codegen/ops/op.h"
 #include "codegen/reference/interpreter.h"
 
 namespace mlf::ops::testing {
 namespace {
 
-// The generated node plus a driver taking one pointer per value id.
-Result<std::string> DriverSource(const ir::Graph& graph, uint64_t* scratch_bytes) {
-  std::string src = emit::GeneratedSourcePreamble();
+// The generated node plus a driver taking one pointer per value id; the
+// kernel families the nodes call go to `kernels`.
+Result<std::string> DriverSource(const ir::Graph& graph, uint64_t* scratch_bytes,
+                                 std::set<std::string>* kernels) {
+  std::string src;
   std::string calls;
   *scratch_bytes = 0;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     MLF_ASSIGN_OR_RETURN(emit::NodeFunction f, emit::EmitNodeFunction(graph, n));
+    kernels->insert(f.kernels.begin(), f.kernels.end());
     src += f.definition + "\n";
     std::string args;
     for (int id : f.params) {
@@ -42,6 +46,7 @@ Result<std::string> DriverSource(const ir::Graph& graph, uint64_t* scratch_bytes
     *scratch_bytes = std::max(*scratch_bytes, f.scratch_bytes);
     calls += "  " + f.name + "(" + args + ");\n";
   }
+  src = emit::GeneratedSourcePreamble() + emit::KernelIncludes(*kernels) + src;
   src += "void mlf_test_run(void** values, void* scratch);\n"
          "void mlf_test_run(void** values, void* scratch) {\n  (void)scratch;\n" + calls + "}\n";
   return src;
@@ -100,14 +105,17 @@ Result<std::vector<ir::HostTensor>> OpTest::Evaluate(const std::vector<ir::HostT
 Result<std::vector<ir::HostTensor>> OpTest::RunGenerated(const std::vector<ir::HostTensor>& inputs) {
   if (inputs.size() != graph_.inputs.size()) return InvalidArgument("wrong number of inputs");
   uint64_t scratch_bytes = 0;
-  MLF_ASSIGN_OR_RETURN(std::string source, DriverSource(graph_, &scratch_bytes));
+  std::set<std::string> kernel_families;
+  MLF_ASSIGN_OR_RETURN(std::string source, DriverSource(graph_, &scratch_bytes, &kernel_families));
+  MLF_ASSIGN_OR_RETURN(std::vector<StagedFile> files, kernels::KernelFiles(kernel_families));
+  files.push_back({"node.c", source});
   static std::atomic<int> counter{0};
   const std::string so = TempDir() + "/op_harness_" + std::to_string(getpid()) + "_" +
                          std::to_string(counter++) + ".so";
   HostBuildConfig config;
   config.flags = {"-O2", "-fPIC", "-std=c99", "-Wall", "-Wextra", "-Werror"};
   config.include_dirs = {};
-  MLF_RETURN_IF_ERROR(BuildHostLibrary({{"node.c", source}}, {"node.c"}, so, config)
+  MLF_RETURN_IF_ERROR(BuildHostLibrary(files, {"node.c"}, so, config)
                           .WithContext("generated code:\n" + source));
   void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return Internal(std::string("dlopen: ") + dlerror());

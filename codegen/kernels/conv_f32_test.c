@@ -1,0 +1,105 @@
+/* conv_f32 against a naive direct convolution: every variant this CPU runs,
+ * 1x1 direct and im2col paths, strides, dilations, asymmetric padding,
+ * chunks that split output rows, padding wider than the kernel, batch 2. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_test_util.h"
+#include "mlf_kernel_conv_f32.h"
+
+static void pack(const float* w, int m, int k, float* out) {
+  const int panels = m / 8;
+  int p, r, kk;
+  for (p = 0; p < panels; ++p) {
+    for (kk = 0; kk < k; ++kk) {
+      for (r = 0; r < 8; ++r) out[(p * k + kk) * 8 + r] = w[(p * 8 + r) * k + kk];
+    }
+  }
+  memcpy(out + panels * 8 * k, w + panels * 8 * k, sizeof(float) * (size_t)(m - panels * 8) * k);
+}
+
+static int out_size(int in, int k, int s, int d, int pb, int pe) {
+  return (in + pb + pe - ((k - 1) * d + 1)) / s + 1;
+}
+
+/* pad_bottom / pad_right are what the output sizes imply. */
+static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, int sh, int sw, int dh,
+                  int dw, int pt, int pl, int pb, int pr, int chunk, float lo, float hi) {
+  mlfk_conv2d_f32_shape s;
+  const int k = c * kh * kw;
+  float *x, *wt, *packed, *bias, *y, *scratch;
+  size_t ysize, scratch_floats;
+  char what[160];
+  int in, im, oy, ox;
+  s.n = n; s.c = c; s.h = h; s.w = w; s.m = m; s.kh = kh; s.kw = kw; s.sh = sh; s.sw = sw;
+  s.dh = dh; s.dw = dw; s.pad_top = pt; s.pad_left = pl; s.chunk = chunk;
+  s.oh = out_size(h, kh, sh, dh, pt, pb);
+  s.ow = out_size(w, kw, sw, dw, pl, pr);
+  ysize = (size_t)n * m * s.oh * s.ow;
+  x = calloc((size_t)(n * c * h * w), sizeof(float));
+  wt = calloc((size_t)(m * k), sizeof(float));
+  packed = calloc((size_t)(m * k), sizeof(float));
+  bias = calloc((size_t)m, sizeof(float));
+  y = calloc(ysize, sizeof(float));
+  scratch_floats = mlfk_conv2d_f32_scratch(&s);
+  scratch = calloc((scratch_floats + 1), sizeof(float));
+  mlfk_test_fill(x, (size_t)n * c * h * w, 11u);
+  mlfk_test_fill(wt, (size_t)m * k, 13u);
+  mlfk_test_fill(bias, (size_t)m, 17u);
+  pack(wt, m, k, packed);
+  mlfk_conv2d_f32_with(isa, &s, x, packed, bias, y, scratch, lo, hi);
+  snprintf(what, sizeof what, "conv n=%d c=%d %dx%d m=%d k=%dx%d s=%d,%d d=%d,%d pads=%d,%d,%d,%d chunk=%d",
+           n, c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, chunk);
+  for (in = 0; in < n; ++in) {
+    for (im = 0; im < m; ++im) {
+      for (oy = 0; oy < s.oh; ++oy) {
+        for (ox = 0; ox < s.ow; ++ox) {
+          double sum = bias[im], scale = fabs(sum);
+          int ci, ky, kx;
+          size_t at = (((size_t)in * m + im) * s.oh + oy) * s.ow + ox;
+          for (ci = 0; ci < c; ++ci) {
+            for (ky = 0; ky < kh; ++ky) {
+              for (kx = 0; kx < kw; ++kx) {
+                const int iy = oy * sh - pt + ky * dh, ix = ox * sw - pl + kx * dw;
+                double v;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                v = (double)x[((in * c + ci) * h + iy) * w + ix] * wt[((im * c + ci) * kh + ky) * kw + kx];
+                sum += v;
+                scale += fabs(v);
+              }
+            }
+          }
+          if (lo > -HUGE_VALF || hi < HUGE_VALF) sum = sum > lo ? (sum < hi ? sum : hi) : lo;
+          mlfk_test_expect_close(what, isa, at, y[at], sum, scale);
+        }
+      }
+    }
+  }
+  free(x); free(wt); free(packed); free(bias); free(y); free(scratch);
+}
+
+int main(void) {
+  int isa;
+  mlfk_test_report_isas();
+  for (isa = MLFK_ISA_PORTABLE; isa <= MLFK_ISA_AVX512; ++isa) {
+    if (!mlfk_isa_supported(isa)) continue;
+    /* 1x1 direct (no scratch), with and without a tail of rows. */
+    check(isa, 1, 16, 7, 7, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 32, -HUGE_VALF, HUGE_VALF);
+    check(isa, 2, 5, 9, 11, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 32, 0.0f, HUGE_VALF);
+    /* 1x1 strided: im2col. */
+    check(isa, 1, 8, 9, 9, 16, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 64, -HUGE_VALF, HUGE_VALF);
+    /* 3x3 pad 1, chunks of 32 splitting rows of 13. */
+    check(isa, 2, 3, 13, 13, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, -HUGE_VALF, HUGE_VALF);
+    /* 7x7 stride 2 pad 3 (ResNet's stem, smaller), clip. */
+    check(isa, 1, 3, 23, 20, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 40, 0.0f, 6.0f);
+    /* Asymmetric padding, dilation, rectangular kernel, odd chunk. */
+    check(isa, 1, 4, 10, 12, 9, 3, 2, 1, 2, 2, 1, 2, 0, 1, 3, 7, -HUGE_VALF, HUGE_VALF);
+    /* Padding wider than the kernel reaches: rows and columns of zeros only. */
+    check(isa, 1, 2, 4, 5, 8, 2, 2, 1, 1, 1, 1, 4, 4, 4, 4, 1000, -HUGE_VALF, HUGE_VALF);
+    /* One output pixel per chunk; large K across the K block. */
+    check(isa, 1, 40, 6, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -HUGE_VALF, HUGE_VALF);
+  }
+  return mlfk_test_finish("conv_f32_test");
+}

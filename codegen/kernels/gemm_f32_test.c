@@ -1,0 +1,101 @@
+/* gemm_f32 against a naive reference: every variant this CPU runs, sizes
+ * around the tile edges (M around 8, N around 8 and 32, K across the K
+ * block), bias or not, clamp or not, row strides wider than the rows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_test_util.h"
+#include "mlf_kernel_gemm_f32.h"
+
+/* The packed layout of mlf_kernel_gemm_f32.h, written out independently. */
+static void pack(const float* w, int m, int k, float* out) {
+  const int panels = m / 8;
+  int p, r, kk;
+  for (p = 0; p < panels; ++p) {
+    for (kk = 0; kk < k; ++kk) {
+      for (r = 0; r < 8; ++r) out[(p * k + kk) * 8 + r] = w[(p * 8 + r) * k + kk];
+    }
+  }
+  memcpy(out + panels * 8 * k, w + panels * 8 * k, sizeof(float) * (size_t)(m - panels * 8) * k);
+}
+
+static void check(int isa, int m, int n, int k, int with_bias, float lo, float hi) {
+  const int ldb = n + 3, ldc = n + 5;
+  float* a = calloc((size_t)(m * k + 1), sizeof(float));
+  float* packed = calloc((size_t)(m * k + 1), sizeof(float));
+  float* b = calloc((size_t)(k * ldb + 1), sizeof(float));
+  float* bias = calloc((size_t)(m + 1), sizeof(float));
+  float* c = calloc((size_t)(m * ldc + 1), sizeof(float));
+  char what[128];
+  int i, j, kk;
+  mlfk_test_fill(a, (size_t)m * k, 1u + (unsigned)(m * 31 + k));
+  mlfk_test_fill(b, (size_t)k * ldb, 7u + (unsigned)n);
+  mlfk_test_fill(bias, (size_t)m, 3u);
+  /* A sentinel in the padding columns of C shows writes past n. */
+  for (i = 0; i < m * ldc; ++i) c[i] = 1234.5f;
+  pack(a, m, k, packed);
+  mlfk_gemm_f32_with(isa, m, n, k, packed, b, ldb, with_bias ? bias : NULL, c, ldc, lo, hi);
+  snprintf(what, sizeof what, "gemm m=%d n=%d k=%d bias=%d lo=%g hi=%g", m, n, k, with_bias,
+           (double)lo, (double)hi);
+  for (i = 0; i < m; ++i) {
+    for (j = 0; j < ldc; ++j) {
+      double sum = with_bias ? bias[i] : 0.0, scale = fabs(sum);
+      if (j >= n) {
+        mlfk_test_expect_eq(what, (size_t)(i * ldc + j), c[i * ldc + j], 1234.5f);
+        continue;
+      }
+      for (kk = 0; kk < k; ++kk) {
+        sum += (double)a[i * k + kk] * b[kk * ldb + j];
+        scale += fabs((double)a[i * k + kk] * b[kk * ldb + j]);
+      }
+      if (lo > -HUGE_VALF || hi < HUGE_VALF) sum = sum > lo ? (sum < hi ? sum : hi) : lo;
+      mlfk_test_expect_close(what, isa, (size_t)(i * ldc + j), c[i * ldc + j], sum, scale);
+    }
+  }
+  free(a);
+  free(packed);
+  free(b);
+  free(bias);
+  free(c);
+}
+
+/* NaN passes through without an activation and becomes lo with one (as the
+ * generated Relu and Clip make it). */
+static void check_nan(int isa) {
+  float a[8], packed[8], b[32], c[32];
+  int i;
+  for (i = 0; i < 8; ++i) a[i] = 1.0f;
+  for (i = 0; i < 32; ++i) b[i] = i == 5 ? NAN : 1.0f;
+  pack(a, 8, 1, packed);
+  mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, c, 4, -HUGE_VALF, HUGE_VALF);
+  mlfk_test_expect_close("nan, no clamp", isa, 1, c[1], NAN, 0);
+  mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, c, 4, 0.0f, HUGE_VALF);
+  mlfk_test_expect_eq("nan, relu", 1, c[1], 0.0f);
+  mlfk_test_expect_eq("nan, relu", 2, c[2], 1.0f);
+}
+
+int main(void) {
+  static const int ms[] = {1, 7, 8, 9, 16, 21};
+  static const int ns[] = {1, 5, 8, 13, 31, 32, 33, 70, 600};
+  static const int ks[] = {0, 1, 3, 255, 256, 257, 600};
+  int isa;
+  size_t mi, ni, ki;
+  mlfk_test_report_isas();
+  for (isa = MLFK_ISA_PORTABLE; isa <= MLFK_ISA_AVX512; ++isa) {
+    if (!mlfk_isa_supported(isa)) continue;
+    for (mi = 0; mi < sizeof ms / sizeof ms[0]; ++mi) {
+      for (ni = 0; ni < sizeof ns / sizeof ns[0]; ++ni) {
+        for (ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+          check(isa, ms[mi], ns[ni], ks[ki], (int)((mi + ni + ki) % 2), -HUGE_VALF, HUGE_VALF);
+        }
+      }
+    }
+    check(isa, 16, 40, 300, 1, 0.0f, HUGE_VALF);  /* Relu */
+    check(isa, 9, 33, 17, 1, -0.5f, 0.25f);       /* Clip */
+    check(isa, 24, 520, 20, 0, 0.0f, 6.0f);       /* N across the N block */
+    check_nan(isa);
+  }
+  return mlfk_test_finish("gemm_f32_test");
+}

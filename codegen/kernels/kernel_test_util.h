@@ -1,0 +1,73 @@
+/* Shared by the kernel tests (C99): deterministic data, the variants to
+ * run, and a tolerance check against a naive double-precision reference. */
+#ifndef MLF_KERNEL_TEST_UTIL_H_
+#define MLF_KERNEL_TEST_UTIL_H_
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mlf_kernel_common.h"
+
+MLFK_FN int mlfk_test_failures = 0;
+
+/* Values in [-1, 1) from a fixed linear congruential sequence. */
+MLFK_FN float mlfk_test_value(unsigned* state) {
+  *state = *state * 1664525u + 1013904223u;
+  return (float)((*state >> 8) & 0xFFFF) / 32768.0f - 1.0f;
+}
+
+MLFK_FN void mlfk_test_fill(float* v, size_t n, unsigned seed) {
+  size_t i;
+  for (i = 0; i < n; ++i) v[i] = mlfk_test_value(&seed);
+}
+
+MLFK_FN const char* mlfk_test_isa_name(int isa) {
+  return isa == MLFK_ISA_AVX512 ? "avx512" : isa == MLFK_ISA_AVX2 ? "avx2" : "portable";
+}
+
+/* |got - want| <= 1e-5 * scale + 1e-6, where scale is the sum of the
+ * magnitudes of the products (the rounding error of any summation order is
+ * below 2^-24 * K * scale); NaN only where the reference is NaN. */
+MLFK_FN void mlfk_test_expect_close(const char* what, int isa, size_t index, float got, double want,
+                                   double scale) {
+  const int ok = isnan(want) ? isnan(got) : fabs((double)got - want) <= 1e-5 * scale + 1e-6;
+  if (!ok) {
+    if (mlfk_test_failures < 20) {
+      printf("FAIL %s [%s] element %lu: got %.9g, want %.9g\n", what, mlfk_test_isa_name(isa),
+             (unsigned long)index, (double)got, want);
+    }
+    ++mlfk_test_failures;
+  }
+}
+
+/* Exact equality, for integer logic (layouts, what is copied where). */
+MLFK_FN void mlfk_test_expect_eq(const char* what, size_t index, float got, float want) {
+  if (!(got == want) && !(isnan(got) && isnan(want))) {
+    if (mlfk_test_failures < 20) {
+      printf("FAIL %s element %lu: got %.9g, want %.9g\n", what, (unsigned long)index, (double)got,
+             (double)want);
+    }
+    ++mlfk_test_failures;
+  }
+}
+
+/* Prints which variants ran and which this CPU lacks (skipped, not passed). */
+MLFK_FN void mlfk_test_report_isas(void) {
+  int isa;
+  for (isa = MLFK_ISA_PORTABLE; isa <= MLFK_ISA_AVX512; ++isa) {
+    printf("variant %s: %s\n", mlfk_test_isa_name(isa),
+           mlfk_isa_supported(isa) ? "tested" : "SKIPPED (this CPU lacks it)");
+  }
+}
+
+MLFK_FN int mlfk_test_finish(const char* name) {
+  if (mlfk_test_failures) {
+    printf("%s: %d failure(s)\n", name, mlfk_test_failures);
+    return 1;
+  }
+  printf("%s: all passed\n", name);
+  return 0;
+}
+
+#endif /* MLF_KERNEL_TEST_UTIL_H_ */

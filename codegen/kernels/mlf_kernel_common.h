@@ -1,0 +1,76 @@
+/* mlfkit kernels: what every family shares (codegen/kernels/README.md).
+ *
+ * Kernels are static functions in headers that the generated
+ * <module>_lib0.c includes, so each module carries its own copy (no symbol
+ * can clash between modules linked into one firmware image) and a kernel the
+ * model does not call costs nothing. C99 plus, on x86-64 with GCC or Clang,
+ * intrinsics in functions with target attributes.
+ */
+#ifndef MLF_KERNEL_COMMON_H_
+#define MLF_KERNEL_COMMON_H_
+
+#if defined(__GNUC__)
+#define MLFK_FN static __attribute__((unused))
+#define MLFK_RESTRICT __restrict__
+#else
+#define MLFK_FN static
+#define MLFK_RESTRICT
+#endif
+
+/* x86-64 variants: only where the compiler has target attributes and
+ * __builtin_cpu_supports; everything else (firmware) builds portable C. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MLFK_PORTABLE_ONLY)
+#define MLFK_X86 1
+#define MLFK_TARGET(isa) __attribute__((target(isa)))
+#include <immintrin.h>
+#else
+#define MLFK_X86 0
+#endif
+
+#define MLFK_ISA_PORTABLE 0
+#define MLFK_ISA_AVX2 1
+#define MLFK_ISA_AVX512 2
+
+/* Whether this CPU runs variant `isa` (portable always). */
+MLFK_FN int mlfk_isa_supported(int isa) {
+  if (isa == MLFK_ISA_PORTABLE) return 1;
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (isa == MLFK_ISA_AVX512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+#endif
+  return 0;
+}
+
+/* The best variant this CPU runs. __builtin_cpu_supports reads what libgcc
+ * (or compiler-rt) found at load time: a load and a test, no state of ours. */
+MLFK_FN int mlfk_isa(void) {
+  if (mlfk_isa_supported(MLFK_ISA_AVX512)) return MLFK_ISA_AVX512;
+  if (mlfk_isa_supported(MLFK_ISA_AVX2)) return MLFK_ISA_AVX2;
+  return MLFK_ISA_PORTABLE;
+}
+
+/* max(v, lo) then min(., hi) as the vector code does it: NaN gives lo, as the
+ * generated Relu and Clip give. */
+MLFK_FN float mlfk_clamp(float v, float lo, float hi) {
+  v = v > lo ? v : lo;
+  return v < hi ? v : hi;
+}
+
+/* "Last" argument of the tiles: not the last K block (0), the last one
+ * without (1) or with (2) the clamp to [lo, hi]. */
+#define MLFK_NOT_LAST 0
+#define MLFK_LAST 1
+#define MLFK_LAST_CLAMP 2
+
+/* At the start of a block: no contraction of a * b + c into an FMA inside
+ * it, so a loop gives the same bits whatever target the compiler builds it
+ * for. GCC in ISO C mode (-std=c99) never contracts; Clang does unless told. */
+#if defined(__clang__)
+#define MLFK_NO_CONTRACT _Pragma("STDC FP_CONTRACT OFF")
+#else
+#define MLFK_NO_CONTRACT
+#endif
+
+#define MLFK_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+#endif /* MLF_KERNEL_COMMON_H_ */

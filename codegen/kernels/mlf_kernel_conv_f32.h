@@ -1,0 +1,114 @@
+/* mlfkit kernel family conv_f32 (codegen/kernels/README.md): 2-D
+ * convolution of NCHW float tensors, one group, through gemm_f32.
+ *
+ * The weights W[M][C][KH][KW] are constant and packed at export as gemm_f32's
+ * A (M x K, K = C * KH * KW). Per image, the output Y[M][OH * OW] is
+ * A * cols, where cols[K][P] holds the input pixel under each tap of each
+ * output pixel (zero where the tap falls in the padding):
+ *
+ *   - a 1x1, stride-1, unpadded convolution multiplies X[C][H * W] directly;
+ *   - otherwise cols are built (im2col) `chunk` output pixels at a time in the
+ *     caller's scratch of K * chunk floats and multiplied before the next
+ *     chunk, so the scratch stays small while each chunk is long enough for
+ *     the GEMM to reuse each weight panel.
+ */
+#ifndef MLF_KERNEL_CONV_F32_H_
+#define MLF_KERNEL_CONV_F32_H_
+
+#include <stddef.h>
+
+#include "mlf_kernel_common.h"
+#include "mlf_kernel_gemm_f32.h"
+
+typedef struct {
+  int n, c, h, w;        /* input */
+  int m, oh, ow;         /* output channels and size */
+  int kh, kw;            /* taps */
+  int sh, sw, dh, dw;    /* strides, dilations */
+  int pad_top, pad_left; /* padding before (after follows from the sizes) */
+  int chunk;             /* output pixels per im2col chunk (> 0) */
+} mlfk_conv2d_f32_shape;
+
+/* cols[K][count] for output pixels [p0, p0 + count) of one image x[C][H][W]. */
+MLFK_FN void mlfk_im2col_f32(const mlfk_conv2d_f32_shape* s, const float* MLFK_RESTRICT x, int p0,
+                             int count, float* MLFK_RESTRICT cols) {
+  int ci, ky, kx;
+  float* row = cols;
+  for (ci = 0; ci < s->c; ++ci) {
+    const float* xc = x + (ptrdiff_t)ci * s->h * s->w;
+    for (ky = 0; ky < s->kh; ++ky) {
+      for (kx = 0; kx < s->kw; ++kx) {
+        /* Output columns whose tap kx lands inside the input: [lo, hi). */
+        const int off = kx * s->dw - s->pad_left;
+        int lo = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
+        int hi = (s->w - 1 - off) >= 0 ? (s->w - 1 - off) / s->sw + 1 : 0;
+        int p = p0, i = 0;
+        if (lo > s->ow) lo = s->ow;
+        if (hi > s->ow) hi = s->ow;
+        if (hi < lo) hi = lo;
+        while (i < count) {
+          const int oy = p / s->ow, ox0 = p % s->ow;
+          const int run = s->ow - ox0 < count - i ? s->ow - ox0 : count - i;
+          const int iy = oy * s->sh - s->pad_top + ky * s->dh;
+          float* out = row + i;
+          int ox;
+          if (iy < 0 || iy >= s->h) {
+            for (ox = 0; ox < run; ++ox) out[ox] = 0.0f;
+          } else {
+            const float* xr = xc + (ptrdiff_t)iy * s->w + off;
+            const int a = lo > ox0 ? lo : ox0, b = hi < ox0 + run ? hi : ox0 + run;
+            for (ox = ox0; ox < a && ox < ox0 + run; ++ox) out[ox - ox0] = 0.0f;
+            if (s->sw == 1) {
+              for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox];
+            } else {
+              for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox * s->sw];
+            }
+            for (ox = b > a ? b : a; ox < ox0 + run; ++ox) out[ox - ox0] = 0.0f;
+          }
+          i += run;
+          p += run;
+        }
+        row += count;
+      }
+    }
+  }
+}
+
+/* Scratch floats mlfk_conv2d_f32 needs for `s` (0 for the direct 1x1 case). */
+MLFK_FN size_t mlfk_conv2d_f32_scratch(const mlfk_conv2d_f32_shape* s) {
+  const int direct = s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 && s->pad_top == 0 &&
+                     s->pad_left == 0 && s->oh == s->h && s->ow == s->w;
+  return direct ? 0 : (size_t)s->c * s->kh * s->kw * (size_t)s->chunk;
+}
+
+/* y = clamp(conv(x, w) + bias, lo, hi) with the variant `isa`; `scratch`
+ * holds mlfk_conv2d_f32_scratch(s) floats. */
+MLFK_FN void mlfk_conv2d_f32_with(int isa, const mlfk_conv2d_f32_shape* s, const float* x,
+                                  const float* packed_w, const float* bias, float* y,
+                                  float* scratch, float lo, float hi) {
+  const int k = s->c * s->kh * s->kw;
+  const int pixels = s->oh * s->ow;
+  const size_t in_image = (size_t)s->c * s->h * s->w, out_image = (size_t)s->m * pixels;
+  int n, p0;
+  for (n = 0; n < s->n; ++n) {
+    const float* xn = x + n * in_image;
+    float* yn = y + n * out_image;
+    if (mlfk_conv2d_f32_scratch(s) == 0) {
+      mlfk_gemm_f32_with(isa, s->m, pixels, k, packed_w, xn, pixels, bias, yn, pixels, lo, hi);
+      continue;
+    }
+    for (p0 = 0; p0 < pixels; p0 += s->chunk) {
+      const int count = pixels - p0 < s->chunk ? pixels - p0 : s->chunk;
+      mlfk_im2col_f32(s, xn, p0, count, scratch);
+      mlfk_gemm_f32_with(isa, s->m, count, k, packed_w, scratch, count, bias, yn + p0, pixels, lo,
+                         hi);
+    }
+  }
+}
+
+MLFK_FN void mlfk_conv2d_f32(const mlfk_conv2d_f32_shape* s, const float* x, const float* packed_w,
+                             const float* bias, float* y, float* scratch, float lo, float hi) {
+  mlfk_conv2d_f32_with(mlfk_isa(), s, x, packed_w, bias, y, scratch, lo, hi);
+}
+
+#endif /* MLF_KERNEL_CONV_F32_H_ */

@@ -1,0 +1,212 @@
+/* mlfkit kernel family depthwise_f32 (codegen/kernels/README.md): 2-D
+ * depthwise convolution of NCHW float tensors (group = channels, one output
+ * channel per input channel), weights W[C][1][KH][KW] as exported (already
+ * one contiguous block per channel: nothing to pack).
+ *
+ * Per output row: the row starts as the bias, then each input row inside the
+ * image adds its taps over the output columns whose input lies inside it
+ * (ranges computed once, so the inner loops have no test; a 3-wide kernel
+ * adds its three taps in one pass), then the clamp. Taps are added in
+ * (ky, kx) order, as the naive reference does. The x86-64 variants are the same C compiled for AVX2+FMA
+ * and AVX-512F by target attributes (the compiler vectorises the row loops);
+ * a * b + c is never contracted into an FMA here (MLFK_NO_CONTRACT), so every
+ * variant gives the portable results bit for bit.
+ */
+#ifndef MLF_KERNEL_DEPTHWISE_F32_H_
+#define MLF_KERNEL_DEPTHWISE_F32_H_
+
+#include <math.h>
+#include <stddef.h>
+
+#include "mlf_kernel_common.h"
+
+typedef struct {
+  int n, c, h, w;        /* input; output channels = c */
+  int oh, ow;            /* output size */
+  int kh, kw;            /* taps */
+  int sh, sw, dh, dw;    /* strides, dilations */
+  int pad_top, pad_left; /* padding before */
+} mlfk_depthwise2d_f32_shape;
+
+/* One output row of a kernel with kw == 3: per input row inside the image,
+ * one pass adding its three taps (kx = 0, 1, 2, in that order) over the
+ * interior columns, where every tap lies inside the row; the few border
+ * columns add the taps that do. 3 passes per row instead of 9. */
+#define MLFK_DEPTHWISE_ROW3                                                                   \
+  {                                                                                           \
+    const int i0 = ox_lo * s->sw - s->pad_left;                                               \
+    const float w0 = wr[0], w1 = wr[1], w2 = wr[2];                                           \
+    const float* MLFK_RESTRICT xq = xr + i0;                                                  \
+    float* MLFK_RESTRICT yq = yr + ox_lo;                                                     \
+    const int count = ox_hi - ox_lo;                                                          \
+    if (s->sw == 1 && s->dw == 1) {                                                           \
+      for (ox = 0; ox < count; ++ox) yq[ox] = yq[ox] + w0 * xq[ox] + w1 * xq[ox + 1] + w2 * xq[ox + 2]; \
+    } else if (s->sw == 2 && s->dw == 1) {                                                    \
+      for (ox = 0; ox < count; ++ox)                                                          \
+        yq[ox] = yq[ox] + w0 * xq[2 * ox] + w1 * xq[2 * ox + 1] + w2 * xq[2 * ox + 2];        \
+    } else {                                                                                  \
+      const int d = s->dw, st = s->sw;                                                        \
+      for (ox = 0; ox < count; ++ox)                                                          \
+        yq[ox] = yq[ox] + w0 * xq[st * ox] + w1 * xq[st * ox + d] + w2 * xq[st * ox + 2 * d]; \
+    }                                                                                         \
+    for (ox = 0; ox < s->ow; ++ox) {                                                          \
+      if (ox == ox_lo) ox = ox_hi;                                                            \
+      if (ox >= s->ow) break;                                                                 \
+      for (kx = 0; kx < 3; ++kx) {                                                            \
+        const int ix = ox * s->sw - s->pad_left + kx * s->dw;                                 \
+        if (ix >= 0 && ix < s->w) yr[ox] += wr[kx] * xr[ix];                                  \
+      }                                                                                       \
+    }                                                                                         \
+  }
+
+/* A 3x3 kernel whose three input rows are all inside the image: the whole
+ * output row in one pass over the interior columns (bias, the nine taps in
+ * (ky, kx) order, the clamp), the border columns tap by tap. */
+#define MLFK_DEPTHWISE_ROW33                                                                  \
+  {                                                                                           \
+    const float* MLFK_RESTRICT r0 = xp + (size_t)iy0 * s->w + ox_lo * s->sw - s->pad_left;    \
+    const float* MLFK_RESTRICT r1 = r0 + (size_t)s->dh * s->w;                                \
+    const float* MLFK_RESTRICT r2 = r1 + (size_t)s->dh * s->w;                                \
+    const float a0 = wp[0], a1 = wp[1], a2 = wp[2], b0 = wp[3], b1 = wp[4], b2 = wp[5];       \
+    const float c0 = wp[6], c1 = wp[7], c2 = wp[8];                                           \
+    float* MLFK_RESTRICT yq = yr + ox_lo;                                                     \
+    const int count = ox_hi - ox_lo;                                                          \
+    if (s->sw == 1 && s->dw == 1) {                                                           \
+      for (ox = 0; ox < count; ++ox)                                                          \
+        yq[ox] = b + a0 * r0[ox] + a1 * r0[ox + 1] + a2 * r0[ox + 2] + b0 * r1[ox] +          \
+                 b1 * r1[ox + 1] + b2 * r1[ox + 2] + c0 * r2[ox] + c1 * r2[ox + 1] +          \
+                 c2 * r2[ox + 2];                                                             \
+    } else if (s->sw == 2 && s->dw == 1) {                                                    \
+      for (ox = 0; ox < count; ++ox)                                                          \
+        yq[ox] = b + a0 * r0[2 * ox] + a1 * r0[2 * ox + 1] + a2 * r0[2 * ox + 2] +            \
+                 b0 * r1[2 * ox] + b1 * r1[2 * ox + 1] + b2 * r1[2 * ox + 2] +                \
+                 c0 * r2[2 * ox] + c1 * r2[2 * ox + 1] + c2 * r2[2 * ox + 2];                 \
+    } else {                                                                                  \
+      const int d = s->dw, st = s->sw;                                                        \
+      for (ox = 0; ox < count; ++ox)                                                          \
+        yq[ox] = b + a0 * r0[st * ox] + a1 * r0[st * ox + d] + a2 * r0[st * ox + 2 * d] +     \
+                 b0 * r1[st * ox] + b1 * r1[st * ox + d] + b2 * r1[st * ox + 2 * d] +         \
+                 c0 * r2[st * ox] + c1 * r2[st * ox + d] + c2 * r2[st * ox + 2 * d];          \
+    }                                                                                         \
+    for (ox = 0; ox < s->ow; ++ox) {                                                          \
+      float v = b;                                                                            \
+      if (ox == ox_lo) ox = ox_hi;                                                            \
+      if (ox >= s->ow) break;                                                                 \
+      for (ky = 0; ky < 3; ++ky) {                                                            \
+        const float* xr = xp + (size_t)(iy0 + ky * s->dh) * s->w;                             \
+        for (kx = 0; kx < 3; ++kx) {                                                          \
+          const int ix = ox * s->sw - s->pad_left + kx * s->dw;                               \
+          if (ix >= 0 && ix < s->w) v += wp[ky * 3 + kx] * xr[ix];                            \
+        }                                                                                     \
+      }                                                                                       \
+      yr[ox] = v;                                                                             \
+    }                                                                                         \
+    if (clamp) {                                                                              \
+      for (ox = 0; ox < s->ow; ++ox) yr[ox] = mlfk_clamp(yr[ox], lo, hi);                     \
+    }                                                                                         \
+  }
+
+/* Any other kernel width: one pass per tap over the columns it reaches. */
+#define MLFK_DEPTHWISE_ROW_ANY                                                                \
+  for (kx = 0; kx < s->kw; ++kx) {                                                            \
+    const int off = kx * s->dw - s->pad_left;                                                 \
+    const float wv = wr[kx];                                                                  \
+    const float* MLFK_RESTRICT xq = xr + off;                                                 \
+    int lo_x = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;                                     \
+    int hi_x = s->w - 1 - off >= 0 ? (s->w - 1 - off) / s->sw + 1 : 0;                        \
+    if (hi_x > s->ow) hi_x = s->ow;                                                           \
+    if (s->sw == 1) {                                                                         \
+      for (ox = lo_x; ox < hi_x; ++ox) yr[ox] += wv * xq[ox];                                 \
+    } else {                                                                                  \
+      for (ox = lo_x; ox < hi_x; ++ox) yr[ox] += wv * xq[ox * s->sw];                         \
+    }                                                                                         \
+  }
+
+#define MLFK_DEPTHWISE_BODY                                                                   \
+  {                                                                                           \
+    MLFK_NO_CONTRACT                                                                          \
+    const int clamp = lo > -HUGE_VALF || hi < HUGE_VALF;                                      \
+    const size_t in_plane = (size_t)s->h * s->w, out_plane = (size_t)s->oh * s->ow;           \
+    int plane, oy, ky, kx, ox;                                                                \
+    /* Columns where all three taps of a 3-wide kernel lie inside the row. */                 \
+    int ox_lo = s->pad_left > 0 ? (s->pad_left + s->sw - 1) / s->sw : 0;                     \
+    int ox_hi = s->w - 1 - 2 * s->dw + s->pad_left >= 0                                       \
+                    ? (s->w - 1 - 2 * s->dw + s->pad_left) / s->sw + 1                        \
+                    : 0;                                                                      \
+    if (ox_lo > s->ow) ox_lo = s->ow;                                                         \
+    if (ox_hi > s->ow) ox_hi = s->ow;                                                         \
+    if (ox_hi < ox_lo) ox_hi = ox_lo;                                                         \
+    for (plane = 0; plane < s->n * s->c; ++plane) {                                           \
+      const int ch = plane % s->c;                                                            \
+      const float* xp = x + plane * in_plane;                                                 \
+      const float* wp = w + (size_t)ch * s->kh * s->kw;                                       \
+      float* yp = y + plane * out_plane;                                                      \
+      const float b = bias ? bias[ch] : 0.0f;                                                 \
+      for (oy = 0; oy < s->oh; ++oy) {                                                        \
+        float* MLFK_RESTRICT yr = yp + (size_t)oy * s->ow;                                    \
+        const int iy0 = oy * s->sh - s->pad_top;                                              \
+        if (s->kh == 3 && s->kw == 3 && iy0 >= 0 && iy0 + 2 * s->dh < s->h) {                 \
+          MLFK_DEPTHWISE_ROW33                                                                \
+          continue;                                                                           \
+        }                                                                                     \
+        for (ox = 0; ox < s->ow; ++ox) yr[ox] = b;                                            \
+        for (ky = 0; ky < s->kh; ++ky) {                                                      \
+          const int iy = oy * s->sh - s->pad_top + ky * s->dh;                                \
+          const float* MLFK_RESTRICT xr = xp + (size_t)iy * s->w;                             \
+          const float* wr = wp + ky * s->kw;                                                  \
+          if (iy < 0 || iy >= s->h) continue;                                                 \
+          if (s->kw == 3) MLFK_DEPTHWISE_ROW3 else { MLFK_DEPTHWISE_ROW_ANY }                 \
+        }                                                                                     \
+        if (clamp) {                                                                          \
+          for (ox = 0; ox < s->ow; ++ox) yr[ox] = mlfk_clamp(yr[ox], lo, hi);                 \
+        }                                                                                     \
+      }                                                                                       \
+    }                                                                                         \
+  }
+
+MLFK_FN void mlfk_depthwise2d_f32_portable(const mlfk_depthwise2d_f32_shape* s, const float* x,
+                                           const float* w, const float* bias, float* y, float lo,
+                                           float hi) MLFK_DEPTHWISE_BODY
+
+#if MLFK_X86
+MLFK_TARGET("avx2,fma")
+MLFK_FN void mlfk_depthwise2d_f32_avx2(const mlfk_depthwise2d_f32_shape* s, const float* x,
+                                       const float* w, const float* bias, float* y, float lo,
+                                       float hi) MLFK_DEPTHWISE_BODY
+
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_depthwise2d_f32_avx512(const mlfk_depthwise2d_f32_shape* s, const float* x,
+                                         const float* w, const float* bias, float* y, float lo,
+                                         float hi) MLFK_DEPTHWISE_BODY
+#endif
+
+#undef MLFK_DEPTHWISE_BODY
+#undef MLFK_DEPTHWISE_ROW3
+#undef MLFK_DEPTHWISE_ROW33
+#undef MLFK_DEPTHWISE_ROW_ANY
+
+/* y = clamp(depthwise(x, w) + bias, lo, hi) with the variant `isa`. */
+MLFK_FN void mlfk_depthwise2d_f32_with(int isa, const mlfk_depthwise2d_f32_shape* s, const float* x,
+                                       const float* w, const float* bias, float* y, float lo,
+                                       float hi) {
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512) {
+    mlfk_depthwise2d_f32_avx512(s, x, w, bias, y, lo, hi);
+    return;
+  }
+  if (isa == MLFK_ISA_AVX2) {
+    mlfk_depthwise2d_f32_avx2(s, x, w, bias, y, lo, hi);
+    return;
+  }
+#endif
+  (void)isa;
+  mlfk_depthwise2d_f32_portable(s, x, w, bias, y, lo, hi);
+}
+
+MLFK_FN void mlfk_depthwise2d_f32(const mlfk_depthwise2d_f32_shape* s, const float* x,
+                                  const float* w, const float* bias, float* y, float lo,
+                                  float hi) {
+  mlfk_depthwise2d_f32_with(mlfk_isa(), s, x, w, bias, y, lo, hi);
+}
+
+#endif /* MLF_KERNEL_DEPTHWISE_F32_H_ */

@@ -1,0 +1,256 @@
+/* mlfkit kernel family gemm_f32 (codegen/kernels/README.md).
+ *
+ *   C[m][n] = clamp(bias[m] + sum_k A[m][k] * B[k][n], lo, hi)
+ *
+ * for 0 <= m < M, 0 <= n < N, with A constant and packed at export
+ * (codegen/kernels/packing.h): the first M / 8 * 8 rows as panels of 8 rows,
+ * k-major inside a panel (element (8p + r, k) at A[p * 8 * K + k * 8 + r]),
+ * then the M % 8 remaining rows row-major (element (8P + r, k) at
+ * A[8P * K + r * K + k]). The packed form has exactly the bytes of the
+ * original. B and C are row-major with row strides ldb and ldc; bias may be
+ * NULL (zero). Sums run over k in ascending order in every variant, so the
+ * variants differ only by FMA rounding.
+ *
+ * Variants: portable C (the reference, and what firmware builds), AVX2+FMA
+ * and AVX-512F, compiled with function target attributes so that a plain
+ * `cc -O2` builds them, and chosen per call by CPUID (mlfk_isa), so one
+ * host library runs on any x86-64. No state, no heap: reentrant.
+ */
+#ifndef MLF_KERNEL_GEMM_F32_H_
+#define MLF_KERNEL_GEMM_F32_H_
+
+#include <math.h>
+#include <stddef.h>
+
+#include "mlf_kernel_common.h"
+
+/* Panels of this many rows of A (fixed: the packed layout depends on it). */
+#define MLFK_GEMM_MR 8
+/* Blocking of K (a panel slice of 8 x KC floats stays in L1) and of N (a
+ * KC x NC block of B stays in L2 while every panel passes over it). */
+#define MLFK_GEMM_KC 256
+#define MLFK_GEMM_NC 512
+
+/* One 8-row panel slice times columns [0, nr) of B (nr <= 8): the portable tile. */
+MLFK_FN void mlfk_gemm_f32_tile_portable(int kc, const float* MLFK_RESTRICT a,
+                                         const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                         float* MLFK_RESTRICT c, ptrdiff_t ldc, int nr,
+                                         int first, int last, const float* bias, float lo,
+                                         float hi) {
+  float acc[8][8];
+  int r, j, k;
+  for (r = 0; r < 8; ++r) {
+    for (j = 0; j < 8; ++j) {
+      if (first) acc[r][j] = bias ? bias[r] : 0.0f;
+      else acc[r][j] = j < nr ? c[r * ldc + j] : 0.0f;
+    }
+  }
+  if (nr == 8) {
+    for (k = 0; k < kc; ++k) {
+      const float* bk = b + k * ldb;
+      for (r = 0; r < 8; ++r) {
+        const float av = a[k * 8 + r];
+        for (j = 0; j < 8; ++j) acc[r][j] += av * bk[j];
+      }
+    }
+  } else {
+    for (k = 0; k < kc; ++k) {
+      const float* bk = b + k * ldb;
+      for (r = 0; r < 8; ++r) {
+        const float av = a[k * 8 + r];
+        for (j = 0; j < nr; ++j) acc[r][j] += av * bk[j];
+      }
+    }
+  }
+  for (r = 0; r < 8; ++r) {
+    for (j = 0; j < nr; ++j) {
+      float v = acc[r][j];
+      if (last == MLFK_LAST_CLAMP) v = mlfk_clamp(v, lo, hi);
+      c[r * ldc + j] = v;
+    }
+  }
+}
+
+#if MLFK_X86
+/* AVX2+FMA: 8 rows x 8 columns, one ymm accumulator per row. */
+MLFK_TARGET("avx2,fma")
+MLFK_FN void mlfk_gemm_f32_tile_avx2(int kc, const float* MLFK_RESTRICT a,
+                                     const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                     float* MLFK_RESTRICT c, ptrdiff_t ldc, int nr, int first,
+                                     int last, const float* bias, float lo, float hi) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
+  __m256 c0, c1, c2, c3, c4, c5, c6, c7;
+  int k;
+  if (first) {
+#define MLFK_INIT(r) c##r = _mm256_set1_ps(bias ? bias[r] : 0.0f);
+    MLFK_ROWS8(MLFK_INIT)
+#undef MLFK_INIT
+  } else {
+#define MLFK_LOAD(r) c##r = _mm256_maskload_ps(c + (r) * ldc, mask);
+    MLFK_ROWS8(MLFK_LOAD)
+#undef MLFK_LOAD
+  }
+  for (k = 0; k < kc; ++k) {
+    const __m256 bv = _mm256_maskload_ps(b, mask);
+#define MLFK_FMA(r) c##r = _mm256_fmadd_ps(_mm256_broadcast_ss(a + (r)), bv, c##r);
+    MLFK_ROWS8(MLFK_FMA)
+#undef MLFK_FMA
+    a += 8;
+    b += ldb;
+  }
+  if (last == MLFK_LAST_CLAMP) {
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+#define MLFK_CLAMP(r) c##r = _mm256_min_ps(_mm256_max_ps(c##r, vlo), vhi);
+    MLFK_ROWS8(MLFK_CLAMP)
+#undef MLFK_CLAMP
+  }
+#define MLFK_STORE(r) _mm256_maskstore_ps(c + (r) * ldc, mask, c##r);
+  MLFK_ROWS8(MLFK_STORE)
+#undef MLFK_STORE
+}
+
+/* AVX-512F: 8 rows x 32 columns, two zmm accumulators per row; partial
+ * tiles use masked loads and stores. */
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_gemm_f32_tile_avx512(int kc, const float* MLFK_RESTRICT a,
+                                       const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                       float* MLFK_RESTRICT c, ptrdiff_t ldc, int nr, int first,
+                                       int last, const float* bias, float lo, float hi) {
+  const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+  const __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
+  __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
+  int k;
+  if (first) {
+#define MLFK_INIT(r)                                         \
+  c##r##0 = _mm512_set1_ps(bias ? bias[r] : 0.0f);           \
+  c##r##1 = c##r##0;
+    MLFK_ROWS8(MLFK_INIT)
+#undef MLFK_INIT
+  } else {
+#define MLFK_LOAD(r)                                         \
+  c##r##0 = _mm512_maskz_loadu_ps(m0, c + (r) * ldc);        \
+  c##r##1 = _mm512_maskz_loadu_ps(m1, c + (r) * ldc + 16);
+    MLFK_ROWS8(MLFK_LOAD)
+#undef MLFK_LOAD
+  }
+  for (k = 0; k < kc; ++k) {
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, b);
+    const __m512 b1 = _mm512_maskz_loadu_ps(m1, b + 16);
+#define MLFK_FMA(r)                                          \
+  {                                                          \
+    const __m512 av = _mm512_set1_ps(a[r]);                  \
+    c##r##0 = _mm512_fmadd_ps(av, b0, c##r##0);              \
+    c##r##1 = _mm512_fmadd_ps(av, b1, c##r##1);              \
+  }
+    MLFK_ROWS8(MLFK_FMA)
+#undef MLFK_FMA
+    a += 8;
+    b += ldb;
+  }
+  if (last == MLFK_LAST_CLAMP) {
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+#define MLFK_CLAMP(r)                                        \
+  c##r##0 = _mm512_min_ps(_mm512_max_ps(c##r##0, vlo), vhi); \
+  c##r##1 = _mm512_min_ps(_mm512_max_ps(c##r##1, vlo), vhi);
+    MLFK_ROWS8(MLFK_CLAMP)
+#undef MLFK_CLAMP
+  }
+#define MLFK_STORE(r)                                        \
+  _mm512_mask_storeu_ps(c + (r) * ldc, m0, c##r##0);         \
+  _mm512_mask_storeu_ps(c + (r) * ldc + 16, m1, c##r##1);
+  MLFK_ROWS8(MLFK_STORE)
+#undef MLFK_STORE
+}
+#endif /* MLFK_X86 */
+
+/* Columns per tile of each variant. */
+MLFK_FN int mlfk_gemm_f32_nr(int isa) {
+  return isa == MLFK_ISA_AVX512 ? 32 : 8;
+}
+
+/* The M % 8 rows after the panels: row-major A, one output row at a time. */
+MLFK_FN void mlfk_gemm_f32_rows(int rows, int n, int k, const float* MLFK_RESTRICT a,
+                                const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                const float* bias, float* MLFK_RESTRICT c, ptrdiff_t ldc,
+                                float lo, float hi, int clamp) {
+  int r, j, kk;
+  for (r = 0; r < rows; ++r) {
+    float* cr = c + r * ldc;
+    const float* ar = a + (ptrdiff_t)r * k;
+    const float bv = bias ? bias[r] : 0.0f;
+    for (j = 0; j < n; ++j) cr[j] = bv;
+    for (kk = 0; kk < k; ++kk) {
+      const float av = ar[kk];
+      const float* bk = b + kk * ldb;
+      for (j = 0; j < n; ++j) cr[j] += av * bk[j];
+    }
+    if (clamp) {
+      for (j = 0; j < n; ++j) cr[j] = mlfk_clamp(cr[j], lo, hi);
+    }
+  }
+}
+
+/* The product with an explicit variant (tests force each one; isa must be
+ * one the CPU supports, see mlfk_isa_supported). */
+MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, const float* b,
+                                ptrdiff_t ldb, const float* bias, float* c, ptrdiff_t ldc,
+                                float lo, float hi) {
+  const int panels = m / MLFK_GEMM_MR;
+  const int nr = mlfk_gemm_f32_nr(isa);
+  /* lo = -inf, hi = +inf: no activation, and NaN must stay NaN. */
+  const int clamp = lo > -HUGE_VALF || hi < HUGE_VALF;
+  int n0, k0, p, j;
+  if (n <= 0 || m <= 0) return;
+  if (k <= 0) {
+    /* An empty sum: every element is the clamped bias. */
+    for (p = 0; p < m; ++p) {
+      for (j = 0; j < n; ++j) {
+        const float v = bias ? bias[p] : 0.0f;
+        c[p * ldc + j] = clamp ? mlfk_clamp(v, lo, hi) : v;
+      }
+    }
+    return;
+  }
+  for (n0 = 0; n0 < n; n0 += MLFK_GEMM_NC) {
+    const int nc = n - n0 < MLFK_GEMM_NC ? n - n0 : MLFK_GEMM_NC;
+    for (k0 = 0; k0 < k; k0 += MLFK_GEMM_KC) {
+      const int kc = k - k0 < MLFK_GEMM_KC ? k - k0 : MLFK_GEMM_KC;
+      const int first = k0 == 0;
+      const int last = k0 + kc < k ? MLFK_NOT_LAST : clamp ? MLFK_LAST_CLAMP : MLFK_LAST;
+      for (p = 0; p < panels; ++p) {
+        const float* ap = a + (ptrdiff_t)p * MLFK_GEMM_MR * k + (ptrdiff_t)k0 * MLFK_GEMM_MR;
+        const float* bp = bias ? bias + p * MLFK_GEMM_MR : NULL;
+        for (j = n0; j < n0 + nc; j += nr) {
+          const int w = n0 + nc - j < nr ? n0 + nc - j : nr;
+          const float* bj = b + k0 * ldb + j;
+          float* cj = c + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j;
+#if MLFK_X86
+          if (isa == MLFK_ISA_AVX512) {
+            mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            continue;
+          }
+          if (isa == MLFK_ISA_AVX2) {
+            mlfk_gemm_f32_tile_avx2(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            continue;
+          }
+#endif
+          mlfk_gemm_f32_tile_portable(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+        }
+      }
+    }
+  }
+  if (m % MLFK_GEMM_MR) {
+    const int done = panels * MLFK_GEMM_MR;
+    mlfk_gemm_f32_rows(m - done, n, k, a + (ptrdiff_t)done * k, b, ldb, bias ? bias + done : NULL,
+                       c + (ptrdiff_t)done * ldc, ldc, lo, hi, clamp);
+  }
+}
+
+/* The product with the best variant this CPU has. */
+MLFK_FN void mlfk_gemm_f32(int m, int n, int k, const float* a, const float* b, ptrdiff_t ldb,
+                           const float* bias, float* c, ptrdiff_t ldc, float lo, float hi) {
+  mlfk_gemm_f32_with(mlfk_isa(), m, n, k, a, b, ldb, bias, c, ldc, lo, hi);
+}
+
+#endif /* MLF_KERNEL_GEMM_F32_H_ */
