@@ -14,6 +14,7 @@
 #include "fuzz/input_file.h"
 #include "fuzz/limits.h"
 #include "fuzz/test_key.h"
+#include "tvm/format/tvm_archive.h"
 
 namespace {
 
@@ -67,13 +68,13 @@ MLF_FUZZ_TARGET(verify) {
   const std::string path = mlf::fuzz::InputFile(data, size);
   mlf::VerifyOptions options;
   options.limits = mlf::fuzz::SmallReaderLimits();
-  options.accept_tvm = true;
+  options.foreign_format = &mlf::TvmArchiveFormat();
   CheckingConsumer first;
   auto report = mlf::VerifyArchive(path, options, &first);
   if (!report.ok()) return 0;
   CheckReport(*report);
   if (!report->is_signed) return 0;
-  options.accept_tvm = false;  // TVM archives cannot be signed
+  options.foreign_format = nullptr;  // TVM archives cannot be signed
   options.public_key_pem = mlf::fuzz::kTestPublicKeyPem;
   CheckingConsumer consumer;
   auto signed_report = mlf::VerifyArchive(path, options, &consumer);

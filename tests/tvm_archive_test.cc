@@ -17,6 +17,8 @@
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
+#include "tvm/format/tvm_archive.h"
+#include "tvm/host/tvm_module.h"
 
 namespace mlf {
 namespace {
@@ -33,12 +35,13 @@ std::string Write(const std::string& name, const Files& files, const TarLayout& 
 
 Result<VerifyReport> Verify(const std::string& path, MemberConsumer* consumer = nullptr) {
   VerifyOptions options;
-  options.accept_tvm = true;
+  options.foreign_format = &TvmArchiveFormat();
   return VerifyArchive(path, options, consumer);
 }
 
 LoadOptions Load() {
   LoadOptions options;
+  options.foreign_modules = &TvmHostModules();
   options.cache_dir = std::string(std::getenv("TEST_TMPDIR")) + "/cache";
   return options;
 }
@@ -83,11 +86,11 @@ TEST(TvmArchiveTest, EveryFixtureInEveryLayoutIsReadAndVerified) {
       const std::string path = Write(name + "_" + layout_name, files, layout);
       Result<ArchiveHead> head = ReadArchiveHead(path);
       ASSERT_TRUE(head.ok()) << head.status().ToString();
-      ASSERT_TRUE(head->tvm.has_value());
-      EXPECT_TRUE(head->tvm->problems.empty()) << JoinTvmProblems(head->tvm->problems).ToString();
+      ASSERT_TRUE(head->foreign.has_value());
+      EXPECT_TRUE(head->foreign->problems.empty()) << JoinForeignProblems(head->foreign->problems).ToString();
       Result<VerifyReport> report = Verify(path);
       ASSERT_TRUE(report.ok()) << report.status().ToString();
-      ASSERT_TRUE(report->tvm.has_value());
+      ASSERT_TRUE(report->foreign.has_value());
       EXPECT_TRUE(report->metadata.is_tvm());
       EXPECT_FALSE(report->is_signed);
       // `files`: every member but metadata.json, with computed digests.
@@ -105,7 +108,7 @@ TEST(TvmArchiveTest, EveryFixtureInEveryLayoutIsReadAndVerified) {
       }
       EXPECT_EQ(listed, expected);
       EXPECT_EQ(report->member_count, expected.size() + 1);
-      std::vector<std::string> unreferenced = report->tvm->unreferenced;
+      std::vector<std::string> unreferenced = report->foreign->unreferenced;
       if (layout_name == "appended") {
         EXPECT_EQ(unreferenced, (std::vector<std::string>{"README.txt", "extra/checksums.txt"}));
       } else {
@@ -232,7 +235,7 @@ TEST(TvmArchiveTest, ForeignCodeIsRecognised) {
 // ------------------------------------------------------------ verify fails --
 
 Status VerifyStatus(const std::string& name, const Files& files, VerifyOptions options = {}) {
-  options.accept_tvm = options.accept_tvm || !options.require_signature;
+  if (!options.require_signature) options.foreign_format = &TvmArchiveFormat();
   Result<VerifyReport> r = VerifyArchive(Write(name, files), options);
   return r.ok() ? Status::Ok() : r.status();
 }
@@ -286,7 +289,7 @@ TEST(TvmVerifyTest, SchemaAndSignatureRefusals) {
       << s.message();
 
   VerifyOptions signed_only;
-  signed_only.accept_tvm = true;
+  signed_only.foreign_format = &TvmArchiveFormat();
   signed_only.require_signature = true;
   s = VerifyStatus("require_signature", tvm_testing::DenseV7(), signed_only);
   EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
@@ -294,7 +297,7 @@ TEST(TvmVerifyTest, SchemaAndSignatureRefusals) {
             "TVM Model Library Format archive (metadata version 7): TVM archives carry no digests "
             "and no signature, but a signature is required");
 
-  VerifyOptions v8_only;  // accept_tvm false: callers that only read version 8
+  VerifyOptions v8_only;  // no foreign_format: callers that only read version 8
   Result<VerifyReport> r = VerifyArchive(Write("v8_only", tvm_testing::DenseV7()), v8_only);
   EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(r.status().message(),

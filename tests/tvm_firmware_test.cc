@@ -26,6 +26,7 @@
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
+#include "tvm/format/tvm_archive.h"
 
 namespace mlf::firmware {
 namespace {
@@ -141,7 +142,7 @@ const Prepared& Prepare(const std::string& name) {
     // The host loader's inputs by index: find each sample's module and index.
     Result<Metadata> metadata = [&]() -> Result<Metadata> {
       VerifyOptions verify;
-      verify.accept_tvm = true;
+      verify.foreign_format = &TvmArchiveFormat();
       MLF_ASSIGN_OR_RETURN(VerifyReport report, VerifyArchive(p.archive, verify));
       return report.metadata;
     }();

@@ -30,14 +30,19 @@ class Verifier {
     if (!entry || entry->name != kMetadataMember) {
       // TVM archives carry metadata.json anywhere; anything else keeps the
       // first-member error.
-      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
-      if (tvm) return RunTvm(path, std::move(*tvm));
+      if (options_.foreign_format == nullptr) {
+        std::optional<int> version = ForeignVersionInside(path);
+        if (version) return RefuseForeign(*version);
+      }
+      MLF_ASSIGN_OR_RETURN(std::optional<ForeignArchiveScan> scan, ScanForeign(path));
+      if (scan) return RunForeign(path, std::move(*scan));
     }
-    MLF_ASSIGN_OR_RETURN(const bool is_tvm, ReadMetadata(entry));
-    if (is_tvm) {
-      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(path));
-      if (!tvm) return Internal("metadata.json of a TVM version was not found again");
-      return RunTvm(path, std::move(*tvm));
+    MLF_ASSIGN_OR_RETURN(const std::optional<int> foreign, ReadMetadata(entry));
+    if (foreign) {
+      if (options_.foreign_format == nullptr) return RefuseForeign(*foreign);
+      MLF_ASSIGN_OR_RETURN(std::optional<ForeignArchiveScan> scan, ScanForeign(path));
+      if (!scan) return Internal("metadata.json of a TVM version was not found again");
+      return RunForeign(path, std::move(*scan));
     }
     MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
     if (entry && entry->name == kSignatureMember) {
@@ -72,12 +77,20 @@ class Verifier {
     report_.data_bytes += entry.size;
   }
 
-  // Ok(true) when metadata.json is TVM's: the TVM passes take over.
-  Result<bool> ReadMetadata(const std::optional<EntryInfo>& entry) {
+  // Whether metadata.json of `version` is a foreign format's: TVM's versions
+  // (known to the metadata model) or what the caller's format claims.
+  bool IsForeignVersion(int version) const {
+    return IsTvmMetadataVersion(version) ||
+           (options_.foreign_format != nullptr && options_.foreign_format->ClaimsVersion(version));
+  }
+
+  // The version when metadata.json is a foreign format's (its passes take
+  // over), nullopt for version 8.
+  Result<std::optional<int>> ReadMetadata(const std::optional<EntryInfo>& entry) {
     MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
     MLF_ASSIGN_OR_RETURN(report_.metadata_bytes, reader_->ReadAll(kMaxMetadataBytes));
     Result<int> version = PeekMetadataVersion(report_.metadata_bytes);
-    if (version.ok() && IsTvmMetadataVersion(*version)) return true;
+    if (version.ok() && IsForeignVersion(*version)) return std::optional<int>(*version);
     Count(*entry);
     MLF_RETURN_IF_ERROR(Deliver(*entry, report_.metadata_bytes));
     MLF_ASSIGN_OR_RETURN(report_.metadata, ParseMetadata(report_.metadata_bytes));
@@ -96,7 +109,7 @@ class Verifier {
       }
     }
     report_.digests_checked = unhashed_parameters_.empty();
-    return false;
+    return std::optional<int>();
   }
 
   Status Deliver(const EntryInfo& entry, const std::string& bytes) {
@@ -106,9 +119,43 @@ class Verifier {
     return consumer_->End();
   }
 
-  // ---- TVM archives (verify.h): a scanning pass, then a checking pass.
+  // ---- Foreign (TVM) archives (verify.h): a scanning pass, then a checking pass.
 
-  Result<std::optional<TvmArchiveScan>> ScanTvm(const std::string& path) {
+  static std::string ForeignWhat(const std::string& format, int version) {
+    return format + " Model Library Format archive (metadata version " + std::to_string(version) +
+           ")";
+  }
+
+  // Callers that read version 8 only: a foreign archive is refused by name.
+  Status RefuseForeign(int version) const {
+    return Unimplemented(ForeignWhat("TVM", version) +
+                         ": this operation reads version 8 archives only (mlf inspect, "
+                         "mlf verify and mlf run read TVM archives)");
+  }
+
+  // Without a foreign format: the version of a foreign metadata.json that is
+  // not the first member (member headers only, data skipped), so that a
+  // version-8 caller refuses a TVM archive by name rather than by its first
+  // member. nullopt when there is none or the archive cannot be read (the
+  // first-member error applies).
+  std::optional<int> ForeignVersionInside(const std::string& path) const {
+    Result<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(path, options_.limits);
+    if (!reader.ok()) return std::nullopt;
+    for (;;) {
+      Result<std::optional<EntryInfo>> entry = (*reader)->Next();
+      if (!entry.ok() || !*entry) return std::nullopt;
+      if ((*entry)->name != kMetadataMember) continue;
+      if ((*entry)->size > kMaxMetadataBytes) return std::nullopt;
+      Result<std::string> bytes = (*reader)->ReadAll(kMaxMetadataBytes);
+      if (!bytes.ok()) return std::nullopt;
+      Result<int> version = PeekMetadataVersion(*bytes);
+      if (!version.ok() || !IsForeignVersion(*version)) return std::nullopt;
+      return *version;
+    }
+  }
+
+  Result<std::optional<ForeignArchiveScan>> ScanForeign(const std::string& path) {
+    if (options_.foreign_format == nullptr) return std::optional<ForeignArchiveScan>();
     std::function<void(uint64_t)> progress;
     if (options_.progress) {
       progress = [this](uint64_t done) {
@@ -116,21 +163,16 @@ class Verifier {
         options_.progress(done_, 2 * archive_size_);
       };
     }
-    return ScanTvmArchive(path, options_.limits, progress);
+    return options_.foreign_format->Scan(path, options_.limits, progress);
   }
 
-  Result<VerifyReport> RunTvm(const std::string& path, TvmArchiveScan scan) {
-    const std::string what = "TVM Model Library Format archive (metadata version " +
-                             std::to_string(scan.metadata.version) + ")";
-    if (!options_.accept_tvm) {
-      return Unimplemented(what + ": this operation reads version 8 archives only (mlf inspect, "
-                                  "mlf verify and mlf run read TVM archives)");
-    }
+  Result<VerifyReport> RunForeign(const std::string& path, ForeignArchiveScan scan) {
+    const std::string what = ForeignWhat(options_.foreign_format->name(), scan.metadata.version);
     if (options_.public_key_pem || options_.require_signature) {
       return Unauthenticated(what + ": TVM archives carry no digests and no signature, but a "
                                     "signature is required");
     }
-    MLF_RETURN_IF_ERROR(JoinTvmProblems(scan.report.problems));
+    MLF_RETURN_IF_ERROR(JoinForeignProblems(scan.report.problems));
     tvm_ = true;
     report_ = VerifyReport{};
     report_.metadata = std::move(scan.metadata);
@@ -138,7 +180,7 @@ class Verifier {
     report_.metadata_sha256 = scan.metadata_sha256;
     report_.compression = scan.compression;
     report_.digests_checked = true;
-    report_.tvm = std::move(scan.report);
+    report_.foreign = std::move(scan.report);
     if (options_.progress) archive_size_ *= 2;
     if (consumer_) MLF_RETURN_IF_ERROR(consumer_->OnMetadata(report_.metadata));
     MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(path, options_.limits));

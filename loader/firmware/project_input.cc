@@ -1,5 +1,7 @@
 #include "loader/firmware/project_input.h"
 
+#include "tvm/format/tvm_archive.h"
+
 #include <utility>
 
 
@@ -64,7 +66,7 @@ Result<ProjectInput> ReadProjectInput(const std::string& archive, const VerifyOp
   ProjectInput input;
   Capture capture(&input.members);
   VerifyOptions verify = options;
-  verify.accept_tvm = true;
+  verify.foreign_format = &TvmArchiveFormat();
   Result<VerifyReport> report = VerifyArchive(archive, verify, &capture);
   if (!report.ok()) return report.status().WithContext(archive);
   input.report = std::move(*report);

@@ -1,5 +1,7 @@
 #include "tools/mlf/model_io.h"
 
+#include "tools/mlf/archive_formats.h"
+
 #include <cmath>
 
 #include "artifact/archive/signature.h"
@@ -36,6 +38,7 @@ std::vector<FlagSpec> TrustFlags() {
 
 Result<LoadOptions> LoadOptionsFromArgs(const ParsedArgs& args) {
   LoadOptions options;
+  options.foreign_modules = cli::ForeignModules();
   options.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
     MLF_ASSIGN_OR_RETURN(std::string key, ReadKeyFile(args.Get("key")));
