@@ -83,17 +83,10 @@ const LayerRule* RuleFor(const std::string& file) {
 // only shrink.
 const std::vector<std::pair<std::string, std::string>>& KnownUntilTheSeams() {
   static const std::vector<std::pair<std::string, std::string>> known = {
-      {"artifact/archive/read_metadata.h", "tvm/format/tvm_archive.h"},
-      {"artifact/archive/verify.h", "tvm/format/tvm_archive.h"},
       {"loader/firmware/project.cc", "tvm/compat/compat.h"},
       {"loader/firmware/project.cc", "tvm/firmware/tvm_sources.h"},
       {"loader/firmware/project.cc", "tvm/firmware/tvm_support.h"},
       {"loader/firmware/project_plan.h", "tvm/compat/graph_plan.h"},
-      {"loader/host/model_library.cc", "tvm/compat/compat.h"},
-      {"loader/host/model_library.cc", "tvm/host/tvm_module.h"},
-      {"tools/mlf/cmd_inspect.cc", "tvm/host/tvm_module.h"},
-      {"tools/mlf/cmd_upgrade.cc", "tvm/upgrade/upgrade.h"},
-      {"tools/mlf/cmd_verify.cc", "tvm/host/tvm_module.h"},
   };
   return known;
 }

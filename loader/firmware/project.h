@@ -30,7 +30,9 @@ namespace mlf::firmware {
 struct ProjectOptions {
   std::string platform = "host";               // platform.h
   std::vector<SampleInputSpec> sample_inputs;  // sample_input.h
-  VerifyOptions verify;                        // signature policy and reader limits
+  // Signature policy and reader limits; TVM archives are read when
+  // verify.foreign_format is TVM's (the TVM wing's tvm_wing::ArchiveFormat()).
+  VerifyOptions verify;
 };
 
 struct GeneratedProject {
