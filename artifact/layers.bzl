@@ -1,8 +1,7 @@
 """Who may depend on what: the layers of docs/design.md ("Layers") as Bazel visibility.
 
 Each artifact/ layer is visible to the layers above it; the TVM wing's packages to the wing,
-test code and (until its seam lands) the firmware loader; the wing's public target also to
-the CLI."""
+test code; the wing's public target also to the CLI."""
 
 # Everything above artifact/, test code included.
 _ABOVE_ARTIFACT = [
@@ -22,14 +21,11 @@ def visible_to_layers(*layers):
 
 # The TVM wing's internals (tvm/<folder>/): the wing itself and test code,
 # which checks the layers from above (fuzzers reach the wing's parsers).
-# loader/firmware still reaches in until it has its seam for foreign modules
-# (docs/design.md, "The TVM wing").
 TVM_WING_VISIBILITY = [
     "//tvm:__subpackages__",
     "//tests:__subpackages__",
     "//fuzz:__subpackages__",
     "//bench:__subpackages__",
-    "//loader/firmware:__pkg__",
 ]
 
 # The wing's public target (//tvm:tvm, tvm/tvm.h): also the command line,

@@ -112,10 +112,10 @@ const std::map<std::string, Fixture>& Fixtures() {
   return *fixtures;
 }
 
-// Project options as `mlf project` sets them: TVM's format wired in.
+// Project options as `mlf project` sets them: the TVM wing wired in.
 ProjectOptions TvmProjectOptions() {
   ProjectOptions options;
-  options.verify.foreign_format = &tvm_wing::ArchiveFormat();
+  options.foreign_modules = &tvm_wing::FirmwareModules();
   return options;
 }
 

@@ -7,8 +7,10 @@
 //     and the verifier (artifact/archive/foreign_archive.h), as
 //     VerifyOptions::foreign_format and ReadArchiveHead's `foreign`;
 //   - HostModules(): TVM modules on this host for the host loader
-//     (loader/host/foreign_module.h), as LoadOptions::foreign_modules.
-// Without them those layers read and run version-8 archives only.
+//     (loader/host/foreign_module.h), as LoadOptions::foreign_modules;
+//   - FirmwareModules(): TVM modules in firmware projects
+//     (loader/firmware/foreign_project.h), as ProjectOptions::foreign_modules.
+// Without them those layers read, run and build version-8 archives only.
 // `mlf upgrade` is UpgradeTvmArchive (tvm/upgrade/upgrade.h, included here).
 #ifndef MLFKIT_TVM_TVM_H_
 #define MLFKIT_TVM_TVM_H_
@@ -20,6 +22,7 @@
 #include "artifact/archive/foreign_archive.h"
 #include "artifact/base/status.h"
 #include "artifact/format/metadata.h"
+#include "loader/firmware/foreign_project.h"
 #include "loader/host/foreign_module.h"
 #include "tvm/upgrade/upgrade.h"
 
@@ -32,6 +35,10 @@ const ForeignArchiveFormat& ArchiveFormat();
 // TVM modules on this host (their format is ArchiveFormat()). One immutable
 // instance, safe to share between threads.
 const ForeignModuleRunner& HostModules();
+
+// TVM modules in firmware projects (their format is ArchiveFormat()). One
+// immutable instance, safe to share between threads.
+const firmware::ForeignProjectModules& FirmwareModules();
 
 // What `mlf inspect` and `mlf verify` say about running each TVM module of
 // `metadata` (read from `archive`) on this host, by module name: what

@@ -2,7 +2,7 @@
 // version 8 reach the readers of this layer (verify, read_metadata).
 //
 // Such a format (today Apache TVM's metadata versions 5–7, implemented by the
-// TVM wing: TvmArchiveFormat() in tvm/format/tvm_archive.h) lays its archives
+// TVM wing: tvm_wing::ArchiveFormat() in tvm/tvm.h) lays its archives
 // out differently and records less: metadata.json anywhere, no sizes, digests
 // or signature. Its implementation reads the whole archive once into the one
 // metadata model (artifact/format/metadata.h), computing what the archive

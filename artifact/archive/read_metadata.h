@@ -5,7 +5,7 @@
 //
 // TVM archives (metadata versions 5–7) have metadata.json anywhere and too
 // little in it: when the caller passes their format (`foreign`, the seam of
-// artifact/archive/foreign_archive.h; TvmArchiveFormat() of the TVM wing)
+// artifact/archive/foreign_archive.h; tvm_wing::ArchiveFormat() of tvm/tvm.h)
 // they are read whole and normalised; `foreign` then lists what verify would
 // refuse. Without it they are refused as version 8 archives would be.
 #ifndef MLFKIT_ARTIFACT_ARCHIVE_READ_METADATA_H_

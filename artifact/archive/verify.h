@@ -74,7 +74,7 @@ struct VerifyOptions {
   // Bytes of member data checked so far, and the archive file's size (an
   // estimate of the total for compressed archives).
   std::function<void(uint64_t done, uint64_t total)> progress;
-  // The foreign format (e.g. TVM's, TvmArchiveFormat() of the TVM wing) whose
+  // The foreign format (e.g. TVM's, tvm_wing::ArchiveFormat() of tvm/tvm.h) whose
   // archives this caller reads into the normalised model; callers that handle
   // ModuleMetadata::tvm set it. Null: an archive of a foreign version is
   // kUnimplemented.

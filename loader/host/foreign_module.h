@@ -1,7 +1,7 @@
 // The seam through which ModelLibrary (model_library.h) runs modules whose
 // metadata it cannot run itself: modules of a foreign archive format (today
 // TVM's, ModuleMetadata::tvm set), implemented by the TVM wing
-// (TvmHostModules(), tvm/host/tvm_module.h) and passed in through
+// (tvm_wing::HostModules(), tvm/tvm.h) and passed in through
 // LoadOptions::foreign_modules.
 //
 // The loader verifies the archive with the runner's format, captures the

@@ -8,6 +8,10 @@ const ForeignArchiveFormat* ForeignFormat() { return &tvm_wing::ArchiveFormat();
 
 const ForeignModuleRunner* ForeignModules() { return &tvm_wing::HostModules(); }
 
+const firmware::ForeignProjectModules* ForeignFirmwareModules() {
+  return &tvm_wing::FirmwareModules();
+}
+
 std::map<std::string, Status> ForeignHostChecks(const std::string& archive,
                                                 const Metadata& metadata,
                                                 const ReaderLimits& limits) {

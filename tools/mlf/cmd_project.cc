@@ -52,7 +52,7 @@ constexpr char kUsage[] =
 Result<firmware::ProjectOptions> Options(const ParsedArgs& args) {
   firmware::ProjectOptions options;
   options.platform = args.Get("platform", "host");
-  options.verify.foreign_format = ForeignFormat();
+  options.foreign_modules = ForeignFirmwareModules();
   options.verify.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
     MLF_ASSIGN_OR_RETURN(std::string key, ReadKeyFile(args.Get("key")));
