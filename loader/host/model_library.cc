@@ -108,7 +108,7 @@ class LibraryLoader {
   Status BindForeign(const std::string& name, const ModuleMetadata& module,
                      ArchiveCapture& capture) {
     if (options_.foreign_modules == nullptr) {
-      return Internal("module '" + name + "' is a TVM module but no runner for it was given");
+      return Internal("module '" + name + "' is a TVM module, but no TVM support was passed in");
     }
     Result<ForeignModuleBuild> made = options_.foreign_modules->Build(
         name, module, capture.staged_files(), capture.foreign_members(), options_.build);
