@@ -15,6 +15,7 @@
 #include "fuzz/fuzz_target.h"
 #include "fuzz/limits.h"
 #include "fuzz/test_key.h"
+#include "tvm/tvm.h"
 
 namespace {
 
@@ -70,13 +71,13 @@ MLF_FUZZ_TARGET(verify) {
       std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
   mlf::VerifyOptions options;
   options.limits = mlf::fuzz::SmallReaderLimits();
-  options.accept_tvm = true;
+  options.foreign_format = &mlf::tvm_wing::ArchiveFormat();
   CheckingConsumer first;
   auto report = mlf::VerifyArchive(*source, options, &first);
   if (!report.ok()) return 0;
   CheckReport(*report);
   if (!report->is_signed) return 0;
-  options.accept_tvm = false;  // TVM archives cannot be signed
+  options.foreign_format = nullptr;  // TVM archives cannot be signed
   options.public_key_pem = mlf::fuzz::kTestPublicKeyPem;
   CheckingConsumer consumer;
   auto signed_report = mlf::VerifyArchive(*source, options, &consumer);

@@ -8,14 +8,12 @@
 // Bazel never caches its result.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace {
@@ -76,27 +74,6 @@ const LayerRule* RuleFor(const std::string& file) {
     if (file.rfind(rule.folder, 0) == 0) return &rule;
   }
   return nullptr;
-}
-
-// The includes that still cross the TVM wing's boundary, until the seams of docs/design.md
-// ("The TVM wing") land: the lower layers call into tvm/ directly and the CLI includes the
-// wing's internals. The list is exact: an entry that no longer occurs fails the test, so it can
-// only shrink.
-const std::vector<std::pair<std::string, std::string>>& KnownUntilTheSeams() {
-  static const std::vector<std::pair<std::string, std::string>> known = {
-      {"artifact/archive/read_metadata.h", "tvm/format/tvm_archive.h"},
-      {"artifact/archive/verify.h", "tvm/format/tvm_archive.h"},
-      {"loader/firmware/project.cc", "tvm/compat/compat.h"},
-      {"loader/firmware/project.cc", "tvm/firmware/tvm_sources.h"},
-      {"loader/firmware/project.cc", "tvm/firmware/tvm_support.h"},
-      {"loader/firmware/project_plan.h", "tvm/compat/graph_plan.h"},
-      {"loader/host/model_library.cc", "tvm/compat/compat.h"},
-      {"loader/host/model_library.cc", "tvm/host/tvm_module.h"},
-      {"tools/mlf/cmd_inspect.cc", "tvm/host/tvm_module.h"},
-      {"tools/mlf/cmd_upgrade.cc", "tvm/upgrade/upgrade.h"},
-      {"tools/mlf/cmd_verify.cc", "tvm/host/tvm_module.h"},
-  };
-  return known;
 }
 
 // Why `file` may not include `include` (a workspace-relative path of a file that exists), or
@@ -172,7 +149,6 @@ TEST(Layering, NoIncludeInTheTreeBreaksTheLayers) {
   ASSERT_NE(root, "") << "cannot resolve the workspace from tests/layering_test.cc";
   size_t checked = 0;
   std::vector<std::string> violations;
-  std::vector<std::pair<std::string, std::string>> known_seen;
   for (const char* top : {"artifact", "codegen", "loader", "tvm", "tools", "python", "schemas",
                           "embed", "tests", "fuzz", "bench"}) {
     const fs::path dir = fs::path(root) / top;
@@ -185,23 +161,12 @@ TEST(Layering, NoIncludeInTheTreeBreaksTheLayers) {
         ++checked;
         const std::string why = Violation(file, include);
         if (why.empty()) continue;
-        const auto& known = KnownUntilTheSeams();
-        if (std::find(known.begin(), known.end(), std::make_pair(file, include)) != known.end()) {
-          known_seen.emplace_back(file, include);
-          continue;
-        }
         violations.push_back(file + ": #include \"" + include + "\" " + why);
       }
     }
   }
   EXPECT_GT(checked, 1000u) << "the walk found too few includes: is the tree where expected?";
   for (const std::string& v : violations) ADD_FAILURE() << v;
-  for (const auto& [file, include] : KnownUntilTheSeams()) {
-    const bool seen = std::find(known_seen.begin(), known_seen.end(),
-                                std::make_pair(file, include)) != known_seen.end();
-    EXPECT_TRUE(seen) << file << " no longer includes " << include
-                      << ": remove it from KnownUntilTheSeams";
-  }
 }
 
 }  // namespace

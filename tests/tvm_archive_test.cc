@@ -18,6 +18,7 @@
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
+#include "tvm/tvm.h"
 
 namespace mlf {
 namespace {
@@ -34,12 +35,18 @@ std::string Write(const std::string& name, const Files& files, const TarLayout& 
 
 Result<VerifyReport> Verify(const std::string& path, MemberConsumer* consumer = nullptr) {
   VerifyOptions options;
-  options.accept_tvm = true;
+  options.foreign_format = &tvm_wing::ArchiveFormat();
   return VerifyArchive(path, options, consumer);
+}
+
+// Reads an archive's head as `mlf inspect` does, TVM's format wired in.
+Result<ArchiveHead> Head(const std::string& path) {
+  return ReadArchiveHead(path, {}, &tvm_wing::ArchiveFormat());
 }
 
 LoadOptions Load() {
   LoadOptions options;
+  options.foreign_modules = &tvm_wing::HostModules();
   options.cache_dir = std::string(std::getenv("TEST_TMPDIR")) + "/cache";
   return options;
 }
@@ -82,13 +89,13 @@ TEST(TvmArchiveTest, EveryFixtureInEveryLayoutIsReadAndVerified) {
     for (const auto& [layout_name, layout] : Layouts()) {
       SCOPED_TRACE(name + " / " + layout_name);
       const std::string path = Write(name + "_" + layout_name, files, layout);
-      Result<ArchiveHead> head = ReadArchiveHead(path);
+      Result<ArchiveHead> head = Head(path);
       ASSERT_TRUE(head.ok()) << head.status().ToString();
-      ASSERT_TRUE(head->tvm.has_value());
-      EXPECT_TRUE(head->tvm->problems.empty()) << JoinTvmProblems(head->tvm->problems).ToString();
+      ASSERT_TRUE(head->foreign.has_value());
+      EXPECT_TRUE(head->foreign->problems.empty()) << JoinForeignProblems(head->foreign->problems).ToString();
       Result<VerifyReport> report = Verify(path);
       ASSERT_TRUE(report.ok()) << report.status().ToString();
-      ASSERT_TRUE(report->tvm.has_value());
+      ASSERT_TRUE(report->foreign.has_value());
       EXPECT_TRUE(report->metadata.is_tvm());
       EXPECT_FALSE(report->is_signed);
       // `files`: every member but metadata.json, with computed digests.
@@ -106,7 +113,7 @@ TEST(TvmArchiveTest, EveryFixtureInEveryLayoutIsReadAndVerified) {
       }
       EXPECT_EQ(listed, expected);
       EXPECT_EQ(report->member_count, expected.size() + 1);
-      std::vector<std::string> unreferenced = report->tvm->unreferenced;
+      std::vector<std::string> unreferenced = report->foreign->unreferenced;
       if (layout_name == "appended") {
         EXPECT_EQ(unreferenced, (std::vector<std::string>{"README.txt", "extra/checksums.txt"}));
       } else {
@@ -151,7 +158,7 @@ TEST(TvmArchiveTest, CompressedAndReorderedArchivesAreReadToo) {
 }
 
 TEST(TvmArchiveTest, DenseIsNormalised) {
-  Result<ArchiveHead> head = ReadArchiveHead(Write("dense", tvm_testing::DenseV7()));
+  Result<ArchiveHead> head = Head(Write("dense", tvm_testing::DenseV7()));
   ASSERT_TRUE(head.ok()) << head.status().ToString();
   const Metadata& md = head->metadata;
   EXPECT_EQ(md.version, 7);
@@ -191,7 +198,7 @@ TEST(TvmArchiveTest, DenseIsNormalised) {
 }
 
 TEST(TvmArchiveTest, GraphExecutorAndOperatorStyleAreNormalised) {
-  Result<ArchiveHead> graph = ReadArchiveHead(Write("graph", tvm_testing::GraphV6()));
+  Result<ArchiveHead> graph = Head(Write("graph", tvm_testing::GraphV6()));
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   const ModuleMetadata& g = graph->metadata.modules.at("default");
   EXPECT_EQ(g.tvm->executor, Executor::kGraph);
@@ -210,7 +217,7 @@ TEST(TvmArchiveTest, GraphExecutorAndOperatorStyleAreNormalised) {
   EXPECT_EQ(g.tvm->sids.size(), 5u);
   EXPECT_EQ(g.tvm->sids[1].input_binding, "p0");
 
-  Result<ArchiveHead> op = ReadArchiveHead(Write("operator", tvm_testing::OperatorV5()));
+  Result<ArchiveHead> op = Head(Write("operator", tvm_testing::OperatorV5()));
   ASSERT_TRUE(op.ok()) << op.status().ToString();
   const ModuleMetadata& o = op->metadata.modules.at("add");
   EXPECT_EQ(o.style, ModuleStyle::kOperator);
@@ -221,7 +228,7 @@ TEST(TvmArchiveTest, GraphExecutorAndOperatorStyleAreNormalised) {
 }
 
 TEST(TvmArchiveTest, ForeignCodeIsRecognised) {
-  Result<ArchiveHead> head = ReadArchiveHead(Write("arm", tvm_testing::ArmV7()));
+  Result<ArchiveHead> head = Head(Write("arm", tvm_testing::ArmV7()));
   ASSERT_TRUE(head.ok()) << head.status().ToString();
   const ModuleMetadata& m = head->metadata.modules.at("default");
   EXPECT_EQ(m.target.mcpu, "cortex-m4");
@@ -233,7 +240,7 @@ TEST(TvmArchiveTest, ForeignCodeIsRecognised) {
 // ------------------------------------------------------------ verify fails --
 
 Status VerifyStatus(const std::string& name, const Files& files, VerifyOptions options = {}) {
-  options.accept_tvm = options.accept_tvm || !options.require_signature;
+  if (!options.require_signature) options.foreign_format = &tvm_wing::ArchiveFormat();
   Result<VerifyReport> r = VerifyArchive(Write(name, files), options);
   return r.ok() ? Status::Ok() : r.status();
 }
@@ -287,7 +294,7 @@ TEST(TvmVerifyTest, SchemaAndSignatureRefusals) {
       << s.message();
 
   VerifyOptions signed_only;
-  signed_only.accept_tvm = true;
+  signed_only.foreign_format = &tvm_wing::ArchiveFormat();
   signed_only.require_signature = true;
   s = VerifyStatus("require_signature", tvm_testing::DenseV7(), signed_only);
   EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
@@ -295,7 +302,7 @@ TEST(TvmVerifyTest, SchemaAndSignatureRefusals) {
             "TVM Model Library Format archive (metadata version 7): TVM archives carry no digests "
             "and no signature, but a signature is required");
 
-  VerifyOptions v8_only;  // accept_tvm false: callers that only read version 8
+  VerifyOptions v8_only;  // no foreign_format: callers that only read version 8
   Result<VerifyReport> r = VerifyArchive(Write("v8_only", tvm_testing::DenseV7()), v8_only);
   EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(r.status().message(),
@@ -713,11 +720,11 @@ TEST(TvmRunTest, DenseRunsFromMemory) {
   const std::string bytes = ReadFile(Write("memory_dense", tvm_testing::DenseV7()));
   ASSERT_FALSE(bytes.empty());
   std::unique_ptr<ArchiveSource> source = ArchiveSource::Memory(bytes, "dense (memory)");
-  Result<ArchiveHead> head = ReadArchiveHead(*source);
+  Result<ArchiveHead> head = ReadArchiveHead(*source, {}, &tvm_wing::ArchiveFormat());
   ASSERT_TRUE(head.ok()) << head.status().ToString();
-  EXPECT_TRUE(head->tvm.has_value());
+  EXPECT_TRUE(head->foreign.has_value());
   VerifyOptions options;
-  options.accept_tvm = true;
+  options.foreign_format = &tvm_wing::ArchiveFormat();
   Result<VerifyReport> report = VerifyArchive(*source, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->metadata.version, 7);

@@ -26,6 +26,7 @@
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
+#include "tvm/tvm.h"
 
 namespace mlf::firmware {
 namespace {
@@ -111,6 +112,13 @@ const std::map<std::string, Fixture>& Fixtures() {
   return *fixtures;
 }
 
+// Project options as `mlf project` sets them: the TVM wing wired in.
+ProjectOptions TvmProjectOptions() {
+  ProjectOptions options;
+  options.foreign_modules = &tvm_wing::FirmwareModules();
+  return options;
+}
+
 struct Prepared {
   std::string archive;
   std::vector<SampleInputSpec> specs;
@@ -141,7 +149,7 @@ const Prepared& Prepare(const std::string& name) {
     // The host loader's inputs by index: find each sample's module and index.
     Result<Metadata> metadata = [&]() -> Result<Metadata> {
       VerifyOptions verify;
-      verify.accept_tvm = true;
+      verify.foreign_format = &tvm_wing::ArchiveFormat();
       MLF_ASSIGN_OR_RETURN(VerifyReport report, VerifyArchive(p.archive, verify));
       return report.metadata;
     }();
@@ -164,7 +172,8 @@ const Prepared& Prepare(const std::string& name) {
           if (!bytes.empty()) samples.bytes[{module, static_cast<int>(i)}] = bytes;
         }
       }
-      auto reference = testing::HostReference(p.archive, samples, dir + "/cache");
+      auto reference = testing::HostReference(p.archive, samples, dir + "/cache",
+                                               &tvm_wing::HostModules());
       EXPECT_TRUE(reference.ok()) << reference.status().ToString();
       if (reference.ok()) p.reference = *reference;
     }
@@ -235,7 +244,7 @@ TEST_P(TvmFirmwareTest, BuildsRunsAndPrintsTheExpectedOutputs) {
   const Fixture& fixture = Fixtures().at(c.fixture);
   const Prepared& prepared = Prepare(c.fixture);
   const std::string dir = FreshDir("tvm_fw_" + CaseName({c, 0})) + "/project";
-  ProjectOptions options;
+  ProjectOptions options = TvmProjectOptions();
   options.platform = c.platform;
   options.sample_inputs = prepared.specs;
   auto project = GenerateProject(prepared.archive, dir, options);
@@ -279,7 +288,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, TvmFirmwareTest, ::testing::ValuesIn(Cases())
 
 TEST(TvmProjectTest, HoldsTheArchiveCodeTheCompatibilityLayerAndNoV8Header) {
   const std::string dir = FreshDir("tvm_contents");
-  auto project = GenerateProject(Prepare("bundled_v7").archive, dir + "/p", {});
+  auto project = GenerateProject(Prepare("bundled_v7").archive, dir + "/p", TvmProjectOptions());
   ASSERT_TRUE(project.ok()) << project.status().ToString();
   for (const char* file :
        {"codegen/host/src/default_lib0.c", "codegen/host/src/default_lib1.c",
@@ -303,7 +312,7 @@ TEST(TvmProjectTest, HoldsTheArchiveCodeTheCompatibilityLayerAndNoV8Header) {
       << main_c;
   EXPECT_EQ(main_c.find("malloc"), std::string::npos);
 
-  auto graph = GenerateProject(Prepare("graph_v6").archive, dir + "/g", {});
+  auto graph = GenerateProject(Prepare("graph_v6").archive, dir + "/g", TvmProjectOptions());
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   // The .params tensors as one 64-byte aligned blob; the graph as a function.
   const std::string params = ReadFile(dir + "/g/parameters/default_params.c");
@@ -328,7 +337,7 @@ TEST(TvmProjectTest, HoldsTheArchiveCodeTheCompatibilityLayerAndNoV8Header) {
 
 Status Generate(const std::string& fixture, const std::string& platform,
                 std::vector<SampleInputSpec> samples = {}) {
-  ProjectOptions options;
+  ProjectOptions options = TvmProjectOptions();
   options.platform = platform;
   options.sample_inputs = std::move(samples);
   const std::string dir = FreshDir("tvm_refused") + "/p";
@@ -387,7 +396,7 @@ TEST(TvmProjectTest, SampleInputsByRawNameAreChecked) {
 // array per buffer passed as both inputs and outputs.
 TEST(TvmProjectTest, OperatorStyleCallsTheSharedOperatorsFunction) {
   const std::string dir = FreshDir("tvm_operator_contents");
-  auto project = GenerateProject(Prepare("operator_v5").archive, dir + "/p", {});
+  auto project = GenerateProject(Prepare("operator_v5").archive, dir + "/p", TvmProjectOptions());
   ASSERT_TRUE(project.ok()) << project.status().ToString();
   const std::string ops = ReadFile(dir + "/p/src/add_operators.c");
   EXPECT_NE(ops.find("int32_t mlf_tvm_add_operators_run(void* const* inputs"), std::string::npos) << ops;
@@ -399,7 +408,7 @@ TEST(TvmProjectTest, OperatorStyleCallsTheSharedOperatorsFunction) {
 }
 
 TEST(TvmProjectTest, ASignatureCannotBeRequired) {
-  ProjectOptions options;
+  ProjectOptions options = TvmProjectOptions();
   options.verify.require_signature = true;
   auto project = GenerateProject(Prepare("dense_v7").archive, FreshDir("tvm_sig") + "/p", options);
   EXPECT_EQ(project.status().code(), StatusCode::kUnauthenticated) << project.status().ToString();

@@ -22,7 +22,7 @@
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
-#include "tvm/upgrade/upgrade.h"
+#include "tvm/tvm.h"
 
 namespace mlf {
 namespace {
@@ -47,6 +47,7 @@ std::string Upgrade(const std::string& in, const std::string& name, UpgradeOptio
 
 LoadOptions Load() {
   LoadOptions options;
+  options.foreign_modules = &tvm_wing::HostModules();  // the TVM archives run too
   options.cache_dir = Tmp() + "/cache";
   return options;
 }

@@ -19,37 +19,41 @@ Status CheckFirstMember(const std::optional<EntryInfo>& first) {
 
 namespace {
 
-Result<ArchiveHead> TvmHead(TvmArchiveScan scan) {
+Result<ArchiveHead> ForeignHead(ForeignArchiveScan scan) {
   ArchiveHead head;
   head.metadata = std::move(scan.metadata);
   head.metadata_bytes = std::move(scan.metadata_bytes);
   head.compression = scan.compression;
-  head.tvm = std::move(scan.report);
+  head.foreign = std::move(scan.report);
   return head;
 }
 
 }  // namespace
 
-Result<ArchiveHead> ReadArchiveHead(const std::string& path, const ReaderLimits& limits) {
+Result<ArchiveHead> ReadArchiveHead(const std::string& path, const ReaderLimits& limits,
+                                    const ForeignArchiveFormat* foreign) {
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveSource> source, ArchiveSource::OpenFile(path));
-  return ReadArchiveHead(*source, limits);
+  return ReadArchiveHead(*source, limits, foreign);
 }
 
-Result<ArchiveHead> ReadArchiveHead(const ArchiveSource& source, const ReaderLimits& limits) {
+Result<ArchiveHead> ReadArchiveHead(const ArchiveSource& source, const ReaderLimits& limits,
+                                    const ForeignArchiveFormat* foreign) {
   MLF_ASSIGN_OR_RETURN(std::unique_ptr<ArchiveReader> reader, ArchiveReader::Open(source, limits));
   ArchiveHead head;
   head.compression = reader->compression();
   MLF_ASSIGN_OR_RETURN(std::optional<EntryInfo> entry, reader->Next());
-  if (!entry || entry->name != kMetadataMember) {
-    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(source, limits));
-    if (tvm) return TvmHead(std::move(*tvm));
+  if ((!entry || entry->name != kMetadataMember) && foreign != nullptr) {
+    MLF_ASSIGN_OR_RETURN(std::optional<ForeignArchiveScan> scan,
+                         foreign->Scan(source, limits, nullptr));
+    if (scan) return ForeignHead(std::move(*scan));
   }
   MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
   MLF_ASSIGN_OR_RETURN(head.metadata_bytes, reader->ReadAll(kMaxMetadataBytes));
   Result<int> version = PeekMetadataVersion(head.metadata_bytes);
-  if (version.ok() && IsTvmMetadataVersion(*version)) {
-    MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvmArchive(source, limits));
-    if (tvm) return TvmHead(std::move(*tvm));
+  if (version.ok() && foreign != nullptr && foreign->ClaimsVersion(*version)) {
+    MLF_ASSIGN_OR_RETURN(std::optional<ForeignArchiveScan> scan,
+                         foreign->Scan(source, limits, nullptr));
+    if (scan) return ForeignHead(std::move(*scan));
   }
   MLF_ASSIGN_OR_RETURN(head.metadata, ParseMetadata(head.metadata_bytes));
   MLF_ASSIGN_OR_RETURN(entry, reader->Next());

@@ -24,14 +24,19 @@ class Verifier {
     if (!entry || entry->name != kMetadataMember) {
       // TVM archives carry metadata.json anywhere; anything else keeps the
       // first-member error.
-      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(source));
-      if (tvm) return RunTvm(source, std::move(*tvm));
+      if (options_.foreign_format == nullptr) {
+        std::optional<int> version = ForeignVersionInside(source);
+        if (version) return RefuseForeign(*version);
+      }
+      MLF_ASSIGN_OR_RETURN(std::optional<ForeignArchiveScan> scan, ScanForeign(source));
+      if (scan) return RunForeign(source, std::move(*scan));
     }
-    MLF_ASSIGN_OR_RETURN(const bool is_tvm, ReadMetadata(entry));
-    if (is_tvm) {
-      MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> tvm, ScanTvm(source));
-      if (!tvm) return Internal("metadata.json of a TVM version was not found again");
-      return RunTvm(source, std::move(*tvm));
+    MLF_ASSIGN_OR_RETURN(const std::optional<int> foreign, ReadMetadata(entry));
+    if (foreign) {
+      if (options_.foreign_format == nullptr) return RefuseForeign(*foreign);
+      MLF_ASSIGN_OR_RETURN(std::optional<ForeignArchiveScan> scan, ScanForeign(source));
+      if (!scan) return Internal("metadata.json of a TVM version was not found again");
+      return RunForeign(source, std::move(*scan));
     }
     MLF_ASSIGN_OR_RETURN(entry, reader_->Next());
     if (entry && entry->name == kSignatureMember) {
@@ -66,12 +71,20 @@ class Verifier {
     report_.data_bytes += entry.size;
   }
 
-  // Ok(true) when metadata.json is TVM's: the TVM passes take over.
-  Result<bool> ReadMetadata(const std::optional<EntryInfo>& entry) {
+  // Whether metadata.json of `version` is a foreign format's: TVM's versions
+  // (known to the metadata model) or what the caller's format claims.
+  bool IsForeignVersion(int version) const {
+    return IsTvmMetadataVersion(version) ||
+           (options_.foreign_format != nullptr && options_.foreign_format->ClaimsVersion(version));
+  }
+
+  // The version when metadata.json is a foreign format's (its passes take
+  // over), nullopt for version 8.
+  Result<std::optional<int>> ReadMetadata(const std::optional<EntryInfo>& entry) {
     MLF_RETURN_IF_ERROR(CheckFirstMember(entry));
     MLF_ASSIGN_OR_RETURN(report_.metadata_bytes, reader_->ReadAll(kMaxMetadataBytes));
     Result<int> version = PeekMetadataVersion(report_.metadata_bytes);
-    if (version.ok() && IsTvmMetadataVersion(*version)) return true;
+    if (version.ok() && IsForeignVersion(*version)) return std::optional<int>(*version);
     Count(*entry);
     MLF_RETURN_IF_ERROR(Deliver(*entry, report_.metadata_bytes));
     MLF_ASSIGN_OR_RETURN(report_.metadata, ParseMetadata(report_.metadata_bytes));
@@ -90,7 +103,7 @@ class Verifier {
       }
     }
     report_.digests_checked = unhashed_parameters_.empty();
-    return false;
+    return std::optional<int>();
   }
 
   Status Deliver(const EntryInfo& entry, const std::string& bytes) {
@@ -100,9 +113,43 @@ class Verifier {
     return consumer_->End();
   }
 
-  // ---- TVM archives (verify.h): a scanning pass, then a checking pass.
+  // ---- Foreign (TVM) archives (verify.h): a scanning pass, then a checking pass.
 
-  Result<std::optional<TvmArchiveScan>> ScanTvm(const ArchiveSource& source) {
+  static std::string ForeignWhat(const std::string& format, int version) {
+    return format + " Model Library Format archive (metadata version " + std::to_string(version) +
+           ")";
+  }
+
+  // Callers that read version 8 only: a foreign archive is refused by name.
+  Status RefuseForeign(int version) const {
+    return Unimplemented(ForeignWhat("TVM", version) +
+                         ": this operation reads version 8 archives only (mlf inspect, "
+                         "mlf verify and mlf run read TVM archives)");
+  }
+
+  // Without a foreign format: the version of a foreign metadata.json that is
+  // not the first member (member headers only, data skipped), so that a
+  // version-8 caller refuses a TVM archive by name rather than by its first
+  // member. nullopt when there is none or the archive cannot be read (the
+  // first-member error applies).
+  std::optional<int> ForeignVersionInside(const ArchiveSource& source) const {
+    Result<std::unique_ptr<ArchiveReader>> reader = ArchiveReader::Open(source, options_.limits);
+    if (!reader.ok()) return std::nullopt;
+    for (;;) {
+      Result<std::optional<EntryInfo>> entry = (*reader)->Next();
+      if (!entry.ok() || !*entry) return std::nullopt;
+      if ((*entry)->name != kMetadataMember) continue;
+      if ((*entry)->size > kMaxMetadataBytes) return std::nullopt;
+      Result<std::string> bytes = (*reader)->ReadAll(kMaxMetadataBytes);
+      if (!bytes.ok()) return std::nullopt;
+      Result<int> version = PeekMetadataVersion(*bytes);
+      if (!version.ok() || !IsForeignVersion(*version)) return std::nullopt;
+      return *version;
+    }
+  }
+
+  Result<std::optional<ForeignArchiveScan>> ScanForeign(const ArchiveSource& source) {
+    if (options_.foreign_format == nullptr) return std::optional<ForeignArchiveScan>();
     std::function<void(uint64_t)> progress;
     if (options_.progress) {
       progress = [this](uint64_t done) {
@@ -110,29 +157,24 @@ class Verifier {
         options_.progress(done_, 2 * archive_size_);
       };
     }
-    return ScanTvmArchive(source, options_.limits, progress);
+    return options_.foreign_format->Scan(source, options_.limits, progress);
   }
 
-  Result<VerifyReport> RunTvm(const ArchiveSource& source, TvmArchiveScan scan) {
-    const std::string what = "TVM Model Library Format archive (metadata version " +
-                             std::to_string(scan.metadata.version) + ")";
-    if (!options_.accept_tvm) {
-      return Unimplemented(what + ": this operation reads version 8 archives only (mlf inspect, "
-                                  "mlf verify and mlf run read TVM archives)");
-    }
+  Result<VerifyReport> RunForeign(const ArchiveSource& source, ForeignArchiveScan scan) {
+    const std::string what = ForeignWhat(options_.foreign_format->name(), scan.metadata.version);
     if (options_.public_key_pem || options_.require_signature) {
       return Unauthenticated(what + ": TVM archives carry no digests and no signature, but a "
                                     "signature is required");
     }
-    MLF_RETURN_IF_ERROR(JoinTvmProblems(scan.report.problems));
-    tvm_ = true;
+    MLF_RETURN_IF_ERROR(JoinForeignProblems(scan.report.problems));
+    foreign_ = true;
     report_ = VerifyReport{};
     report_.metadata = std::move(scan.metadata);
     report_.metadata_bytes = std::move(scan.metadata_bytes);
     report_.metadata_sha256 = scan.metadata_sha256;
     report_.compression = scan.compression;
     report_.digests_checked = true;
-    report_.tvm = std::move(scan.report);
+    report_.foreign = std::move(scan.report);
     if (options_.progress) archive_size_ *= 2;
     if (consumer_) MLF_RETURN_IF_ERROR(consumer_->OnMetadata(report_.metadata));
     MLF_ASSIGN_OR_RETURN(reader_, ArchiveReader::Open(source, options_.limits));
@@ -180,19 +222,19 @@ class Verifier {
   }
 
   Status CheckMember(const EntryInfo& entry) {
-    if (entry.name == kSignatureMember && !tvm_) {
+    if (entry.name == kSignatureMember && !foreign_) {
       return InvalidArgument("member 'metadata.json.sig' must directly follow metadata.json");
     }
     auto listed = report_.metadata.files.find(entry.name);
     if (listed == report_.metadata.files.end()) {
-      if (tvm_) {
+      if (foreign_) {
         return DataLoss("member " + QuoteForMessage(entry.name) +
                         " appeared while the archive was being read");
       }
       return DataLoss("extra member " + QuoteForMessage(entry.name) +
                       " is not listed in metadata.json files");
     }
-    if (tvm_ && entry.size != listed->second.size) {
+    if (foreign_ && entry.size != listed->second.size) {
       return DataLoss("member " + QuoteForMessage(entry.name) +
                       " changed while the archive was being read");
     }
@@ -221,7 +263,7 @@ class Verifier {
     }));
     if (hash) {
       const std::string actual = digest.FinishHex();
-      if (actual != expected && tvm_) {
+      if (actual != expected && foreign_) {
         return DataLoss("member " + QuoteForMessage(entry.name) +
                         " changed while the archive was being read");
       }
@@ -236,7 +278,7 @@ class Verifier {
 
   Status CheckNothingMissing() {
     for (const auto& [name, entry] : report_.metadata.files) {
-      if (!seen_.count(name) && tvm_) {
+      if (!seen_.count(name) && foreign_) {
         return DataLoss("member " + QuoteForMessage(name) +
                         " disappeared while the archive was being read");
       }
@@ -255,7 +297,7 @@ class Verifier {
   std::string signature_;
   std::set<std::string> seen_;
   std::set<std::string> unhashed_parameters_;  // trusted_metadata_sha256 applied
-  bool tvm_ = false;
+  bool foreign_ = false;
   uint64_t archive_size_ = 0;
   uint64_t done_ = 0;
 };

@@ -22,10 +22,11 @@
 // A MemberConsumer sees every member's bytes as they stream by, so callers
 // that also need the content (unpack, loaders) read the archive once.
 //
-// TVM archives (metadata versions 5–7, tvm/format/tvm_archive.h), when the
-// caller sets accept_tvm; otherwise they are refused (kUnimplemented) so that
-// callers that only understand version 8 never see TVM's model. TVM archives
-// have no digests and no signatures, so what can be proven is less:
+// Archives of a foreign format (artifact/archive/foreign_archive.h; today
+// TVM's, metadata versions 5–7, read by the TVM wing), when the caller passes
+// the format as foreign_format; otherwise they are refused (kUnimplemented)
+// so that callers that only understand version 8 never see TVM's model. TVM
+// archives have no digests and no signatures, so what can be proven is less:
 //   1. the same structure and safety checks (metadata.json may be anywhere,
 //      members may be named "./x", directory members are skipped);
 //   2. metadata.json against its own version's schema;
@@ -35,7 +36,7 @@
 //      reference is present (sources, #included headers, the graph
 //      executor's graph JSON and .params), .params files parse, and sizes
 //      that metadata, the Relay text and the header give agree — each
-//      problem names the module and member (report.tvm has the list);
+//      problem names the module and member (report.foreign has the list);
 //   5. a second pass sees exactly the members and bytes the first pass
 //      analysed (their SHA-256, computed by the first pass, become
 //      metadata.files; they prove nothing about where the archive came from).
@@ -52,8 +53,8 @@
 #include "artifact/archive/archive_reader.h"
 #include "artifact/archive/archive_source.h"
 #include "artifact/base/status.h"
+#include "artifact/archive/foreign_archive.h"
 #include "artifact/format/metadata.h"
-#include "tvm/format/tvm_archive.h"
 
 namespace mlf {
 
@@ -73,9 +74,11 @@ struct VerifyOptions {
   // Bytes of member data checked so far, and the archive file's size (an
   // estimate of the total for compressed archives).
   std::function<void(uint64_t done, uint64_t total)> progress;
-  // Read TVM archives (versions 5–7) into the normalised model; callers that
-  // handle ModuleMetadata::tvm set this. Off: a TVM archive is kUnimplemented.
-  bool accept_tvm = false;
+  // The foreign format (e.g. TVM's, tvm_wing::ArchiveFormat() of tvm/tvm.h) whose
+  // archives this caller reads into the normalised model; callers that handle
+  // ModuleMetadata::tvm set it. Null: an archive of a foreign version is
+  // kUnimplemented.
+  const ForeignArchiveFormat* foreign_format = nullptr;
 };
 
 struct VerifyReport {
@@ -89,9 +92,9 @@ struct VerifyReport {
   uint64_t data_bytes = 0;         // sum of member sizes
   bool digests_checked = true;     // false: trusted_metadata_sha256 spared parameter blobs
   std::string metadata_sha256;     // of metadata.json's bytes
-  // Set for TVM archives: what else the reader found (problems are empty when
-  // verification succeeded; unreferenced members are listed).
-  std::optional<TvmArchiveReport> tvm;
+  // Set for foreign (TVM) archives: what else the reader found (problems are
+  // empty when verification succeeded; unreferenced members are listed).
+  std::optional<ForeignArchiveReport> foreign;
 };
 
 // Receives each member (metadata.json and metadata.json.sig included) while

@@ -1,12 +1,10 @@
 #include "loader/firmware/project.h"
 
 #include "loader/firmware/build_files.h"
+#include "loader/firmware/foreign_project.h"
 #include "loader/firmware/project_readme.h"
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
-#include "tvm/compat/compat.h"
-#include "tvm/firmware/tvm_sources.h"
-#include "tvm/firmware/tvm_support.h"
 
 namespace mlf::firmware {
 namespace {
@@ -31,20 +29,18 @@ Status AddTemplateCopy(std::vector<ProjectFile>* files, const std::string& path,
 
 }  // namespace
 
-Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan,
-                                                const ProjectInput& input) {
+Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const ProjectInput& input,
+                                                const ForeignProjectModules* foreign) {
+  if (plan.tvm && foreign == nullptr) {
+    return Internal("a project of a TVM archive, but no TVM support was passed in");
+  }
   std::vector<ProjectFile> files;
   for (const std::string& member : plan.copied_members) {
     files.push_back({member, input.members.at(member)});
   }
   for (const ModulePlan& m : plan.modules) {
-    if (m.kind == ModuleKind::kTvmGraph) {
-      files.push_back({m.graph_source, GraphSource(m)});
-      if (!m.constants.empty()) files.push_back({m.constants_source, GraphParametersSource(m)});
-      continue;
-    }
-    if (m.kind == ModuleKind::kTvmOperator) {
-      files.push_back({m.operator_source, OperatorSource(m)});
+    if (m.kind != ModuleKind::kMlf) {
+      for (ProjectFile& f : foreign->ModuleFiles(m)) files.push_back(std::move(f));
       continue;
     }
     if (m.constants.empty()) continue;
@@ -52,12 +48,10 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan,
         {m.constants_source, ParametersSource(m, input.members.at(m.constants_member))});
   }
   if (plan.tvm) {
-    // mlfkit's stand-ins for TVM's runtime headers and runtime (tvm/compat).
-    for (const tvm_compat::File& f : tvm_compat::Files()) {
-      files.push_back({"mlf_tvm/" + std::string(f.path), std::string(f.content)});
-    }
+    for (ProjectFile& f : foreign->RuntimeFiles()) files.push_back(std::move(f));
   }
-  MLF_RETURN_IF_ERROR(Add(&files, "src/main.c", plan.tvm ? TvmMainSource(plan) : MainSource(plan)));
+  MLF_RETURN_IF_ERROR(
+      Add(&files, "src/main.c", plan.tvm ? foreign->MainSource(plan) : MainSource(plan)));
   files.push_back({"src/model_data.h", ModelDataHeader(plan)});
   if (!plan.samples.empty()) files.push_back({"src/sample_inputs.c", SampleInputsSource(plan)});
   MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_print.c", "mlf_print.c"));
@@ -76,16 +70,23 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
                                          const ProjectOptions& options) {
   MLF_ASSIGN_OR_RETURN(Platform platform, FindPlatform(options.platform));
   MLF_RETURN_IF_ERROR(CheckProjectDirectory(dir));
-  MLF_ASSIGN_OR_RETURN(ProjectInput input, ReadProjectInput(archive, options.verify));
-  std::map<std::string, ModuleKind> tvm_kinds;
-  if (IsTvmMetadataVersion(input.metadata.version)) {
-    MLF_ASSIGN_OR_RETURN(tvm_kinds, PrepareTvmMetadata(&input.metadata, platform));
+  const ForeignProjectModules* foreign = options.foreign_modules;
+  VerifyOptions verify = options.verify;
+  if (foreign != nullptr) verify.foreign_format = &foreign->format();
+  MLF_ASSIGN_OR_RETURN(ProjectInput input, ReadProjectInput(archive, verify));
+  std::map<std::string, ModuleKind> foreign_kinds;
+  if (input.report.foreign) {
+    if (foreign == nullptr) {
+      return Internal("'" + archive + "' is a TVM archive, but no TVM support was passed in");
+    }
+    MLF_ASSIGN_OR_RETURN(foreign_kinds, foreign->Prepare(&input.metadata, platform));
   }
   MLF_ASSIGN_OR_RETURN(SampleInputs samples,
                        ReadSampleInputs(input.metadata, options.sample_inputs));
   MLF_ASSIGN_OR_RETURN(ProjectPlan plan, PlanProject(input, platform, std::move(samples),
-                                                     BaseName(archive), tvm_kinds));
-  MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input));
+                                                     BaseName(archive), foreign_kinds,
+                                                     foreign));
+  MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input, foreign));
   MLF_RETURN_IF_ERROR(WriteProject(dir, files));
   GeneratedProject project;
   project.platform = platform;

@@ -19,6 +19,7 @@
 
 #include "artifact/archive/verify.h"
 #include "artifact/base/status.h"
+#include "loader/firmware/foreign_project.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/project_plan.h"
@@ -31,6 +32,11 @@ struct ProjectOptions {
   std::string platform = "host";               // platform.h
   std::vector<SampleInputSpec> sample_inputs;  // sample_input.h
   VerifyOptions verify;                        // signature policy and reader limits
+  // Modules of a foreign archive (TVM's: tvm_wing::FirmwareModules() of the
+  // TVM wing, tvm/tvm.h), through the seam of foreign_project.h; its format
+  // becomes verify.foreign_format. Null: TVM archives are refused
+  // (kUnimplemented, artifact/archive/verify.h).
+  const ForeignProjectModules* foreign_modules = nullptr;
 };
 
 struct GeneratedProject {
@@ -40,8 +46,10 @@ struct GeneratedProject {
   VerifyReport report;               // what verification established
 };
 
-// Every file of the project planned for `input` (no disk access).
-Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const ProjectInput& input);
+// Every file of the project planned for `input` (no disk access); `foreign`
+// writes a foreign (TVM) archive's own files (foreign_project.h).
+Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const ProjectInput& input,
+                                                const ForeignProjectModules* foreign = nullptr);
 
 // Verifies `archive`, then writes its project into `dir` (missing or empty).
 Result<GeneratedProject> GenerateProject(const std::string& archive, const std::string& dir,

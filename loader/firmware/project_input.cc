@@ -63,9 +63,7 @@ class Capture : public MemberConsumer {
 Result<ProjectInput> ReadProjectInput(const std::string& archive, const VerifyOptions& options) {
   ProjectInput input;
   Capture capture(&input.members);
-  VerifyOptions verify = options;
-  verify.accept_tvm = true;
-  Result<VerifyReport> report = VerifyArchive(archive, verify, &capture);
+  Result<VerifyReport> report = VerifyArchive(archive, options, &capture);
   if (!report.ok()) return report.status().WithContext(archive);
   input.report = std::move(*report);
   input.report.metadata_bytes.clear();

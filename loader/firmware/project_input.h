@@ -3,8 +3,8 @@
 // is returned unless the whole archive verified, so a project is never
 // generated from unverified bytes.
 //
-// Version-8 archives and TVM archives (versions 5-7, read into the same
-// model with ModuleMetadata::tvm set; what verification proves for them is
+// Version-8 archives and, when options.foreign_format is TVM's, TVM archives
+// (versions 5-7, read into the same model with ModuleMetadata::tvm set; what verification proves for them is
 // in artifact/archive/verify.h). Members kept: the generated C sources
 // (codegen/host/src/), the headers (codegen/host/include/), parameter
 // blobs (parameters/) and, from TVM archives, the bundled runtime headers

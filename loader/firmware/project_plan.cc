@@ -7,6 +7,7 @@
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "loader/firmware/c_text.h"
+#include "loader/firmware/foreign_project.h"
 
 namespace mlf::firmware {
 namespace {
@@ -84,38 +85,38 @@ uint64_t TensorBytes(const std::vector<TensorInfo>& tensors) {
 
 // The graph becomes a function (src/<mod>_graph.c) over the module's input and
 // output buffers, one static workspace and the parameter blob in flash.
-Status PlanGraph(ModulePlan* plan, const ProjectInput& input, Identifiers* ids) {
+Status PlanGraph(ModulePlan* plan, const ProjectInput& input,
+                 const ForeignProjectModules& foreign, Identifiers* ids) {
   const ModuleMetadata& m = *plan->metadata;
-  const std::string& path = m.tvm->graph_path;
-  auto text = input.members.find(path);
-  if (text == input.members.end()) return NotFound("graph JSON '" + path + "' is not in the archive");
-  std::string_view params;
-  if (m.parameters && input.members.count(m.parameters->path)) params = input.members.at(m.parameters->path);
-  Result<tvm_compat::GraphPlan> graph = tvm_compat::PlanGraph(m, text->second, params);
-  if (!graph.ok()) return graph.status().WithContext(path);
-  plan->graph = std::move(*graph);
+  MLF_ASSIGN_OR_RETURN(ForeignGraphPlan graph, foreign.PlanGraph(m, input));
+  plan->foreign = std::move(graph.data);
+  plan->constants_bytes = graph.constants_bytes;
   plan->graph_source = "src/" + plan->c_name + "_graph.c";
-  plan->workspace_bytes = plan->graph.workspace_bytes();
+  plan->workspace_bytes = graph.workspace_bytes;
   plan->workspace = plan->workspace_bytes > 0 ? ids->Take("mlf_workspace_" + plan->c_name) : "";
   plan->ram_bytes = plan->workspace_bytes + TensorBytes(m.inputs) + TensorBytes(m.outputs);
-  if (!plan->graph.constants.empty()) {
+  if (plan->constants_bytes > 0) {
     plan->constants = ids->Take("mlf_" + plan->c_name + "_constants");
     plan->constants_source = "parameters/" + plan->c_name + "_params.c";
   }
   return Status::Ok();
 }
 
-Status PlanTvm(ModulePlan* plan, const ProjectInput& input, Identifiers* ids) {
+Status PlanForeign(ModulePlan* plan, const ProjectInput& input,
+                   const ForeignProjectModules* foreign, Identifiers* ids) {
+  if (foreign == nullptr) {
+    return Internal("module '" + plan->name + "' is a TVM module, but no TVM support was passed in");
+  }
   const ModuleMetadata& m = *plan->metadata;
-  if (plan->kind == ModuleKind::kTvmGraph) return PlanGraph(plan, input, ids);
+  if (plan->kind == ModuleKind::kTvmGraph) return PlanGraph(plan, input, *foreign, ids);
   plan->workspace_bytes = plan->kind == ModuleKind::kTvmAot ? m.memory.workspace_size_bytes
-                                                            : tvm_compat::GraphAllocatorBytes(m);
+                                                            : foreign->OperatorWorkspaceBytes(m);
   plan->workspace = plan->workspace_bytes > 0 ? ids->Take("mlf_workspace_" + plan->c_name) : "";
   plan->ram_bytes = plan->workspace_bytes;
   if (plan->kind == ModuleKind::kTvmOperator) {
-    // Function names were checked with the buffers (tvm_support.h).
+    // Function names were checked with the buffers (tvm/firmware/tvm_support.h).
     plan->operator_source = "src/" + plan->c_name + "_operators.c";
-    // Each buffer is both an input and an output (tvm_support.h): one array.
+    // Each buffer is both an input and an output (tvm/firmware/tvm_support.h): one array.
     for (size_t i = 0; i < plan->outputs.size(); ++i) plan->outputs[i].buffer = plan->inputs[i].buffer;
     plan->ram_bytes += TensorBytes(m.inputs);
     return Status::Ok();
@@ -126,7 +127,8 @@ Status PlanTvm(ModulePlan* plan, const ProjectInput& input, Identifiers* ids) {
 
 Result<ModulePlan> PlanModule(const std::string& name, const ModuleMetadata& m,
                               const ProjectInput& input, bool qualified, SampleInputs& samples,
-                              ModuleKind kind, Identifiers* ids) {
+                              ModuleKind kind, const ForeignProjectModules* foreign,
+                              Identifiers* ids) {
   MLF_RETURN_IF_ERROR(CheckSources(name, m, input, kind));
   ModulePlan plan;
   plan.name = name;
@@ -148,7 +150,7 @@ Result<ModulePlan> PlanModule(const std::string& name, const ModuleMetadata& m,
     plan.outputs.push_back(std::move(t));
   }
   if (kind != ModuleKind::kMlf) {
-    MLF_RETURN_IF_ERROR(PlanTvm(&plan, input, ids));
+    MLF_RETURN_IF_ERROR(PlanForeign(&plan, input, foreign, ids));
     return plan;
   }
   plan.ram_bytes = m.memory.workspace_size_bytes + m.memory.io_size_bytes;
@@ -173,7 +175,7 @@ Status CheckFits(const ProjectPlan& plan, const ProjectInput& input) {
   uint64_t flash = 0, ram = p.stack_bytes;
   for (const ModulePlan& m : plan.modules) {
     if (!m.constants.empty()) {
-      flash += m.kind == ModuleKind::kTvmGraph ? m.graph.constants.size()
+      flash += m.kind == ModuleKind::kTvmGraph ? m.constants_bytes
                                                : input.members.at(m.constants_member).size();
     }
     ram += m.ram_bytes;
@@ -231,19 +233,20 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
 
 Result<ProjectPlan> PlanProject(const ProjectInput& input, const Platform& platform,
                                 SampleInputs samples, const std::string& archive_name,
-                                const std::map<std::string, ModuleKind>& tvm_kinds) {
+                                const std::map<std::string, ModuleKind>& foreign_kinds,
+                                const ForeignProjectModules* foreign) {
   ProjectPlan plan;
-  plan.tvm = !tvm_kinds.empty();
+  plan.tvm = !foreign_kinds.empty();
   plan.platform = platform;
   plan.archive_name = archive_name;
   plan.samples = std::move(samples);
   Identifiers ids;
   const bool qualified = input.metadata.modules.size() > 1;
   for (const auto& [name, m] : input.metadata.modules) {
-    auto kind = tvm_kinds.find(name);
+    auto kind = foreign_kinds.find(name);
     Result<ModulePlan> module =
         PlanModule(name, m, input, qualified, plan.samples,
-                   kind == tvm_kinds.end() ? ModuleKind::kMlf : kind->second, &ids);
+                   kind == foreign_kinds.end() ? ModuleKind::kMlf : kind->second, foreign, &ids);
     if (!module.ok()) return module.status().WithContext("module '" + name + "'");
     plan.title += (plan.title.empty() ? "" : ", ") + name;
     plan.modules.push_back(std::move(*module));

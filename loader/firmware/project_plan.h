@@ -9,7 +9,7 @@
 //   src/main.c, src/model_data.h, src/sample_inputs.c, src/mlf_print.[ch]
 //   platform/startup.c, platform/mps2.ld          (Cortex-M only)
 //   Makefile, CMakeLists.txt, README.md
-// and for TVM archives (tvm_project.h):
+// and for TVM archives (tvm/firmware, through foreign_project.h):
 //   runtime/include/...           the archive's bundled TVM runtime headers, if any
 //   mlf_tvm/include/..., mlf_tvm/src/mlf_tvm_runtime.c   mlfkit's compatibility layer
 //   parameters/<mod>_params.c     a graph executor module's .params as one const blob
@@ -19,6 +19,7 @@
 #define MLFKIT_LOADER_FIRMWARE_PROJECT_PLAN_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,17 @@
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/sample_input.h"
-#include "tvm/compat/graph_plan.h"
 
 namespace mlf::firmware {
+
+class ForeignProjectModules;  // foreign_project.h
+
+// What a foreign module's plan carries that only the implementation of
+// foreign_project.h reads (e.g. a TVM graph's plan).
+class ForeignPlanData {
+ public:
+  virtual ~ForeignPlanData() = default;
+};
 
 struct TensorPlan {
   TensorInfo info;
@@ -64,9 +73,11 @@ struct ModulePlan {
   uint64_t workspace_bytes = 0;
   // Static RAM the module's buffers take, for the fit check.
   uint64_t ram_bytes = 0;
-  // kTvmGraph: the plan of the graph function (its parameter blob is
-  // `constants`, its workspace `workspace`) and its source file.
-  tvm_compat::GraphPlan graph;
+  // kTvmGraph: the plan of the graph function, for the foreign modules'
+  // implementation (foreign_project.h; its parameter blob is `constants`,
+  // constants_bytes long, its workspace `workspace`) and its source file.
+  std::shared_ptr<const ForeignPlanData> foreign;
+  uint64_t constants_bytes = 0;
   std::string graph_source;  // "src/<c_name>_graph.c"
   // Operator style: the generated operators function (operator_source.h).
   std::string operator_source;  // "src/<c_name>_operators.c"
@@ -92,11 +103,13 @@ struct ProjectPlan {
 // codegen/host/src/ or whose path is not build-safe (c_text.h), a missing
 // interface header, and, on Cortex-M, parameters or buffers that do not fit
 // the board's flash or RAM. `input` must outlive the plan.
-// `tvm_kinds` (TVM archives only, tvm_support.h) says how each module is
-// called; `input.metadata` must then be the view PrepareTvmMetadata made.
+// For a foreign (TVM) archive, `foreign` plans what only it can
+// (foreign_project.h) and `foreign_kinds` says how each module is called;
+// `input.metadata` must then be the view foreign->Prepare made.
 Result<ProjectPlan> PlanProject(const ProjectInput& input, const Platform& platform,
                                 SampleInputs samples, const std::string& archive_name,
-                                const std::map<std::string, ModuleKind>& tvm_kinds = {});
+                                const std::map<std::string, ModuleKind>& foreign_kinds = {},
+                                const ForeignProjectModules* foreign = nullptr);
 
 }  // namespace mlf::firmware
 

@@ -39,7 +39,7 @@ std::string Workspace(const ModulePlan& plan) {
 std::string Parameters(const ModulePlan& m) {
   if (m.kind == ModuleKind::kTvmGraph) {
     if (m.constants.empty()) return "none";
-    return std::to_string(m.graph.constants.size()) + " bytes from " +
+    return std::to_string(m.constants_bytes) + " bytes from " +
            MarkdownText(m.metadata->parameters->path) + ", `" + m.constants_source + "`";
   }
   if (m.kind == ModuleKind::kTvmOperator) return "none";

@@ -33,7 +33,7 @@ std::string ModelDataHeader(const ProjectPlan& plan);
 // MLF_WORKSPACE_ALIGNMENT-aligned, described tensor by tensor.
 std::string ParametersSource(const ModulePlan& module, const std::string& blob);
 
-// Pieces of a module's block in main.c, shared with tvm_sources.h: the
+// Pieces of a module's block in main.c, shared with tvm/firmware/tvm_sources.h: the
 // tensor as a comment ("name": dtype[shape]), the sample copies and
 // `inputs.<c_name> = buffer;` lines, the `outputs.<c_name> = buffer;` lines,
 // and one mlf_print_output() call per output.

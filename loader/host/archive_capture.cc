@@ -7,16 +7,13 @@ bool IsHostSourceOrHeader(const std::string& name) {
   return name.rfind("codegen/host/", 0) == 0 && name.rfind("codegen/host/lib/", 0) != 0;
 }
 
-bool IsTvmRuntimeHeader(const std::string& name) { return name.rfind("runtime/include/", 0) == 0; }
-
 }  // namespace
 
 Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
   for (const auto& [name, module] : metadata.modules) {
-    if (module.tvm) stage_tvm_runtime_ = true;
-    if (module.tvm && module.tvm->executor == Executor::kGraph) {
-      if (!module.tvm->graph_path.empty()) tvm_graph_[module.tvm->graph_path];
-      if (module.parameters) tvm_graph_[module.parameters->path];
+    if (module.tvm && foreign_ != nullptr) {
+      stage_foreign_ = true;
+      for (const std::string& path : foreign_->WholeMembers(module)) foreign_members_[path];
     }
     if (module.host_library && module.host_library->triple == HostTriple()) {
       library_of_[name] = module.host_library->path;
@@ -57,14 +54,14 @@ Status ArchiveCapture::Begin(const EntryInfo& entry) {
     sink_ = Sink::kParameters;
     return Status::Ok();
   }
-  if (tvm_graph_.count(entry.name)) {
-    tvm_graph_[entry.name].clear();
-    tvm_graph_[entry.name].reserve(entry.size);
-    sink_ = Sink::kTvmGraph;
+  if (foreign_members_.count(entry.name)) {
+    foreign_members_[entry.name].clear();
+    foreign_members_[entry.name].reserve(entry.size);
+    sink_ = Sink::kForeignWhole;
     return Status::Ok();
   }
   if (stage_sources_ && (IsHostSourceOrHeader(entry.name) ||
-                         (stage_tvm_runtime_ && IsTvmRuntimeHeader(entry.name)))) {
+                         (stage_foreign_ && foreign_->StagesMember(entry.name)))) {
     staged_.push_back(StagedFile{entry.name, ""});
     staged_.back().content.reserve(entry.size);
     sink_ = Sink::kStaged;
@@ -84,8 +81,8 @@ Status ArchiveCapture::Data(const void* data, size_t size) {
     case Sink::kStaged:
       staged_.back().content.append(static_cast<const char*>(data), size);
       return Status::Ok();
-    case Sink::kTvmGraph:
-      tvm_graph_[current_].append(static_cast<const char*>(data), size);
+    case Sink::kForeignWhole:
+      foreign_members_[current_].append(static_cast<const char*>(data), size);
       return Status::Ok();
   }
   return Status::Ok();

@@ -17,6 +17,7 @@
 #include "artifact/archive/archive_source.h"
 #include "artifact/archive/verify.h"
 #include "artifact/toolchain/host_build.h"
+#include "loader/host/foreign_module.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
 
@@ -26,7 +27,9 @@ class ArchiveCapture : public MemberConsumer {
  public:
   // `archive` is the archive being verified (it must outlive the capture):
   // parameters are mapped out of its file when it has one, else copied.
-  explicit ArchiveCapture(const ArchiveSource& archive) : archive_(archive) {}
+  // `foreign` (may be null) says what its foreign modules need captured.
+  ArchiveCapture(const ArchiveSource& archive, const ForeignModuleRunner* foreign)
+      : archive_(archive), foreign_(foreign) {}
 
   Status OnMetadata(const Metadata& metadata) override;
   Status Begin(const EntryInfo& entry) override;
@@ -40,31 +43,32 @@ class ArchiveCapture : public MemberConsumer {
   // The sealed image of the module's library (HasLibraryFor is true).
   const CodeImage& Library(const std::string& module) const;
   const std::string& LibraryPath(const std::string& module) const { return library_of_.at(module); }
-  // Files under codegen/host/ (sources and headers), for compiling; for TVM
-  // archives also a bundled runtime/include/ (TVM's standalone C runtime).
+  // Files under codegen/host/ (sources and headers), for compiling; for
+  // foreign (TVM) archives also what the runner stages (StagesMember).
   const std::vector<StagedFile>& staged_files() const { return staged_; }
-  // TVM graph executor modules: their graph JSON and .params members, by
-  // path (the graph is turned into C when the module is bound).
-  const std::map<std::string, std::string>& tvm_graph_members() const { return tvm_graph_; }
+  // Foreign modules: the members the runner needs whole (WholeMembers, e.g. a
+  // TVM graph's JSON and .params), by path.
+  const std::map<std::string, std::string>& foreign_members() const { return foreign_members_; }
   // Every captured parameter blob, by member path.
   std::map<std::string, std::unique_ptr<ParameterBuffer>> TakeParameters() {
     return std::move(parameters_);
   }
 
  private:
-  enum class Sink { kNone, kLibrary, kParameters, kStaged, kTvmGraph };
+  enum class Sink { kNone, kLibrary, kParameters, kStaged, kForeignWhole };
 
   const ArchiveSource& archive_;
+  const ForeignModuleRunner* foreign_;
   std::map<std::string, std::string> library_of_;  // module -> library member
   std::set<std::string> parameter_members_;
   bool stage_sources_ = false;
-  bool stage_tvm_runtime_ = false;
+  bool stage_foreign_ = false;  // a foreign module: the runner stages members too
 
   std::map<std::string, std::string> library_sha256_;  // library member -> listed digest
   std::map<std::string, std::unique_ptr<CodeImage>> libraries_;
   std::map<std::string, std::unique_ptr<ParameterBuffer>> parameters_;
   std::vector<StagedFile> staged_;
-  std::map<std::string, std::string> tvm_graph_;  // wanted members -> bytes
+  std::map<std::string, std::string> foreign_members_;  // wanted members -> bytes
 
   Sink sink_ = Sink::kNone;
   std::string current_;

@@ -8,8 +8,6 @@
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
 #include "loader/host/verification_memo.h"
-#include "tvm/compat/compat.h"
-#include "tvm/host/tvm_module.h"
 #include "mlf/model_abi.h"
 
 namespace mlf {
@@ -21,12 +19,12 @@ class LibraryLoader {
       : source_(source), options_(options), library_(new ModelLibrary()) {}
 
   Result<std::shared_ptr<ModelLibrary>> Load() {
-    ArchiveCapture capture(source_);
+    ArchiveCapture capture(source_, options_.foreign_modules);
     VerifyOptions verify;
     verify.public_key_pem = options_.public_key_pem;
     verify.require_signature = options_.require_signature;
     verify.limits = options_.limits;
-    verify.accept_tvm = true;
+    if (options_.foreign_modules != nullptr) verify.foreign_format = &options_.foreign_modules->format();
     verify.progress = options_.progress;
     // The identity before anything is read: the memo records it only if it
     // is unchanged once every digest has been checked.
@@ -104,27 +102,27 @@ class LibraryLoader {
     return library;
   }
 
-  // A TVM module: compiled with the compatibility layer, or refused with the
-  // reason (kept for CreateExecutor; other modules of the archive still load).
-  Status BindTvm(const std::string& name, const ModuleMetadata& module, ArchiveCapture& capture) {
-    Status support = TvmHostSupport(name, module);
-    if (!support.ok()) {
-      library_->refused_.emplace(name, support);
-      return Status::Ok();
+  // A foreign (TVM) module: built as the runner says (foreign_module.h), or
+  // refused with the runner's reason (kept for CreateExecutor; other modules
+  // of the archive still load).
+  Status BindForeign(const std::string& name, const ModuleMetadata& module,
+                     ArchiveCapture& capture) {
+    if (options_.foreign_modules == nullptr) {
+      return Internal("module '" + name + "' is a TVM module, but no TVM support was passed in");
     }
-    Result<TvmHostBuild> made = MakeTvmHostBuild(name, module, capture.staged_files(),
-                                                 capture.tvm_graph_members(), options_.build);
-    if (!made.ok()) {  // e.g. a graph the generated code cannot run
+    Result<ForeignModuleBuild> made = options_.foreign_modules->Build(
+        name, module, capture.staged_files(), capture.foreign_members(), options_.build);
+    if (!made.ok()) {  // e.g. no C interface, a graph the generated code cannot run
       library_->refused_.emplace(name, made.status());
       return Status::Ok();
     }
-    const TvmHostBuild& build = *made;
+    const ForeignModuleBuild& build = *made;
     MLF_ASSIGN_OR_RETURN(HostLibrary compiled,
                          CompileCached(name, build.files, build.sources, build.config));
     MLF_ASSIGN_OR_RETURN(std::unique_ptr<SharedObject> object,
                          SharedObject::Load(*compiled.image, "compiled for module '" + name + "'"));
     MLF_ASSIGN_OR_RETURN(void* run_fn, object->Symbol(build.entry_symbol));
-    MLF_ASSIGN_OR_RETURN(void* last_error, object->Symbol(tvm_compat::kLastErrorSymbol));
+    MLF_ASSIGN_OR_RETURN(void* last_error, object->Symbol(build.last_error_symbol));
     ModuleBinding& b = library_->bindings_[name];
     b.module = name;
     b.entry_symbol = build.run_symbol;
@@ -150,7 +148,7 @@ class LibraryLoader {
 
 
   Status Bind(const std::string& name, const ModuleMetadata& module, ArchiveCapture& capture) {
-    if (module.tvm) return BindTvm(name, module, capture);
+    if (module.tvm) return BindForeign(name, module, capture);
     MLF_ASSIGN_OR_RETURN(SharedObject * object, LoadCode(name, capture));
     const std::string prefix = "tvmgen_" + SanitizeCName(name);
     MLF_ASSIGN_OR_RETURN(void* metadata_fn, object->Symbol(prefix + "_metadata"));

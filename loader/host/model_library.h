@@ -34,7 +34,8 @@
 // TVM archives (metadata versions 5–7) are opened too (verified as
 // artifact/archive/verify.h describes for them, no signature possible): their AOT
 // modules with the C interface and graph executor modules are compiled with
-// mlfkit's TVM compatibility layer (tvm/host/tvm_module.h); modules that
+// mlfkit's TVM compatibility layer (tvm_wing::HostModules() of tvm/tvm.h, passed in as
+// LoadOptions::foreign_modules); modules that
 // cannot run on this host (operator style, the packed API, another
 // architecture, ...) are refused by CreateExecutor with the reason.
 #ifndef MLFKIT_LOADER_HOST_MODEL_LIBRARY_H_
@@ -54,6 +55,7 @@
 #include "artifact/format/metadata.h"
 #include "artifact/toolchain/host_build.h"
 #include "loader/host/aot_executor.h"
+#include "loader/host/foreign_module.h"
 
 namespace mlf {
 
@@ -76,6 +78,11 @@ struct LoadOptions {
   // How archives without a host library are compiled.
   HostBuildConfig build;
   ReaderLimits limits;
+  // Modules this loader cannot run itself (TVM's: tvm_wing::HostModules() of the
+  // TVM wing, tvm/tvm.h), through the seam of foreign_module.h.
+  // Null: only version-8 archives open; a TVM archive is refused
+  // (kUnimplemented, artifact/archive/verify.h).
+  const ForeignModuleRunner* foreign_modules = nullptr;
 };
 
 class ParameterBuffer;

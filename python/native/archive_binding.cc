@@ -11,6 +11,7 @@
 #include "artifact/archive/verify.h"
 #include "codegen/model_export.h"
 #include "python/native/status_error.h"
+#include "tvm/tvm.h"
 
 namespace mlf::py {
 namespace {
@@ -71,7 +72,7 @@ pb::dict VerifyReportDict(const std::string& path, const VerifyReport& r) {
   pb::dict d;
   d["archive"] = path;
   d["ok"] = true;
-  d["format"] = r.tvm ? "tvm" : "mlf";
+  d["format"] = r.foreign ? "tvm" : "mlf";
   d["compression"] = CompressionName(r.compression);
   d["members"] = r.member_count;
   d["data_bytes"] = r.data_bytes;
@@ -87,7 +88,7 @@ pb::dict VerifyReportDict(const std::string& path, const VerifyReport& r) {
 VerifyOptions VerifyOptionsFrom(const std::optional<std::string>& key, bool require_signature) {
   VerifyOptions options;
   options.require_signature = require_signature;
-  options.accept_tvm = true;
+  options.foreign_format = &tvm_wing::ArchiveFormat();  // TVM archives (5-7) too
   if (key) options.public_key_pem = ValueOrRaise(ReadKeyFile(*key));
   return options;
 }

@@ -13,6 +13,7 @@
 #include "loader/host/model_library.h"
 #include "python/native/status_error.h"
 #include "python/native/tensor_arrays.h"
+#include "tvm/tvm.h"
 
 namespace mlf::py {
 namespace {
@@ -108,6 +109,7 @@ std::shared_ptr<ModelLibrary> Load(const std::string& path, const std::optional<
                                    bool require_signature) {
   LoadOptions options;
   options.require_signature = require_signature;
+  options.foreign_modules = &tvm_wing::HostModules();  // TVM archives (5-7) run too
   if (key) options.public_key_pem = ValueOrRaise(ReadKeyFile(*key));
   Result<std::shared_ptr<ModelLibrary>> lib = [&] {
     pb::gil_scoped_release release;

@@ -12,10 +12,10 @@
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/signature.h"
 #include "artifact/base/display_text.h"
+#include "tools/mlf/archive_formats.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"
 #include "tools/mlf/table.h"
-#include "tvm/host/tvm_module.h"
 
 namespace mlf::cli {
 namespace {
@@ -210,7 +210,7 @@ void PrintText(const std::string& path, const ArchiveHead& head,
   const Metadata& md = head.metadata;
   std::cout << "archive     " << Show(path) << " (" << CompressionName(head.compression) << ", "
             << HumanBytes(size) << ")\n";
-  if (head.tvm) {
+  if (head.foreign) {
     std::cout << "format      Apache TVM Model Library Format, metadata version " << md.version
               << " (normalised by mlfkit's TVM reader)"
               << (md.generator_version.empty() ? "" : ", TVM " + Show(md.generator_version))
@@ -226,18 +226,18 @@ void PrintText(const std::string& path, const ArchiveHead& head,
               << "\n";
   }
   for (const auto& [name, module] : md.modules) PrintModule(name, module, host);
-  std::cout << "\nfiles" << (head.tvm ? " (SHA-256 computed now: TVM records none)" : "") << "\n";
+  std::cout << "\nfiles" << (head.foreign ? " (SHA-256 computed now: TVM records none)" : "") << "\n";
   Table files({"bytes", "sha256", "path"});
   for (const auto& [name, entry] : md.files) {
     files.AddRow({std::to_string(entry.size), entry.sha256.substr(0, 16), name});
   }
   files.Print(std::cout, "  ");
-  if (head.tvm && !head.tvm->unreferenced.empty()) {
-    std::cout << "\nnot referenced by any module: " << Join(head.tvm->unreferenced, ", ") << "\n";
+  if (head.foreign && !head.foreign->unreferenced.empty()) {
+    std::cout << "\nnot referenced by any module: " << Join(head.foreign->unreferenced, ", ") << "\n";
   }
-  if (head.tvm && !head.tvm->problems.empty()) {
+  if (head.foreign && !head.foreign->problems.empty()) {
     std::cout << "\nproblems (mlf verify refuses this archive)\n";
-    for (const Status& p : head.tvm->problems) std::cout << "  " << Show(p.message()) << "\n";
+    for (const Status& p : head.foreign->problems) std::cout << "  " << Show(p.message()) << "\n";
   }
 }
 
@@ -288,9 +288,9 @@ nlohmann::json NormalisedJson(const ArchiveHead& head, const std::map<std::strin
     files[path] = {{"size", entry.size}, {"sha256", entry.sha256}};
   }
   nlohmann::json problems = nlohmann::json::array();
-  for (const Status& p : head.tvm->problems) problems.push_back(p.message());
+  for (const Status& p : head.foreign->problems) problems.push_back(p.message());
   return {{"version", head.metadata.version}, {"modules", modules}, {"files", files},
-          {"unreferenced", head.tvm->unreferenced}, {"problems", problems}};
+          {"unreferenced", head.foreign->unreferenced}, {"problems", problems}};
 }
 
 void PrintJson(const std::string& path, const ArchiveHead& head,
@@ -300,7 +300,7 @@ void PrintJson(const std::string& path, const ArchiveHead& head,
                       {"signed", !head.signature_member.empty()},
                       {"metadata", nlohmann::json::parse(head.metadata_bytes)}};
   if (!head.signature_member.empty()) j["signer_key_sha256"] = SignerOf(head);
-  if (head.tvm) {
+  if (head.foreign) {
     j["format"] = "tvm";
     j["normalised"] = NormalisedJson(head, host);
   }
@@ -311,12 +311,12 @@ int RunInspect(const ParsedArgs& args) {
   int code = kExitOk;
   if (!ExpectPositionals("inspect", args, 1, 1, &code)) return code;
   const std::string path = args.positionals()[0];
-  Result<ArchiveHead> head = ReadArchiveHead(path);
+  Result<ArchiveHead> head = ReadArchiveHead(path, {}, cli::ForeignFormat());
   if (!head.ok()) return ReportFailure(head.status().WithContext(path));
   // What it says about this host is what mlf run checks before compiling
   // (a graph's plan included).
   const std::map<std::string, Status> host =
-      head->tvm ? TvmHostChecks(path, head->metadata) : std::map<std::string, Status>{};
+      head->foreign ? cli::ForeignHostChecks(path, head->metadata) : std::map<std::string, Status>{};
   if (args.Has("json")) {
     PrintJson(path, *head, host);
   } else {

@@ -5,6 +5,7 @@
 #include "artifact/base/display_text.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
+#include "tools/mlf/archive_formats.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
 #include "tools/mlf/output_path.h"
@@ -53,6 +54,7 @@ constexpr char kUsage[] =
 Result<firmware::ProjectOptions> Options(const ParsedArgs& args) {
   firmware::ProjectOptions options;
   options.platform = args.Get("platform", "host");
+  options.foreign_modules = ForeignFirmwareModules();
   options.verify.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
     MLF_ASSIGN_OR_RETURN(std::string key, ReadKeyFile(args.Get("key")));

@@ -6,7 +6,7 @@
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"
-#include "tvm/upgrade/upgrade.h"
+#include "tvm/tvm.h"
 
 namespace mlf::cli {
 namespace {

@@ -7,9 +7,9 @@
 #include "artifact/archive/signature.h"
 #include "artifact/archive/verify.h"
 #include "artifact/base/display_text.h"
+#include "tools/mlf/archive_formats.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/progress.h"
-#include "tvm/host/tvm_module.h"
 
 namespace mlf::cli {
 namespace {
@@ -49,8 +49,8 @@ void PrintJson(const std::string& path, const Result<VerifyReport>& r,
     if (r->is_signed) j["signer_key_sha256"] = r->signer_key_sha256;
     j["modules"] = nlohmann::json::array();
     for (const auto& [name, module] : r->metadata.modules) j["modules"].push_back(name);
-    j["format"] = r->tvm ? "tvm" : "mlf";
-    if (r->tvm) {
+    j["format"] = r->foreign ? "tvm" : "mlf";
+    if (r->foreign) {
       nlohmann::json modules = nlohmann::json::object();
       for (const auto& [name, m] : r->metadata.modules) {
         const Status& host = checks.at(name);
@@ -62,7 +62,7 @@ void PrintJson(const std::string& path, const Result<VerifyReport>& r,
       j["tvm"] = {{"metadata_version", r->metadata.version},
                   {"digests", false},
                   {"signature", false},
-                  {"unreferenced", r->tvm->unreferenced},
+                  {"unreferenced", r->foreign->unreferenced},
                   {"modules", modules}};
     }
   }
@@ -99,15 +99,15 @@ void PrintTvmText(const std::string& path, const VerifyReport& r,
               << "\n";
     for (const std::string& note : m.tvm->notes) std::cout << "  note: " << DisplayText(note) << "\n";
   }
-  if (!r.tvm->unreferenced.empty()) {
-    std::cout << "not referenced by any module: " << Join(r.tvm->unreferenced) << "\n";
+  if (!r.foreign->unreferenced.empty()) {
+    std::cout << "not referenced by any module: " << Join(r.foreign->unreferenced) << "\n";
   }
   std::cout << "signature: none (TVM archives cannot carry one)\n";
 }
 
 void PrintText(const std::string& path, const VerifyReport& r,
                const std::map<std::string, Status>& checks) {
-  if (r.tvm) return PrintTvmText(path, r, checks);
+  if (r.foreign) return PrintTvmText(path, r, checks);
   std::cout << "verified " << DisplayText(path) << ": " << r.member_count << " members, "
             << HumanBytes(r.data_bytes) << ", " << r.metadata.modules.size() << " module"
             << (r.metadata.modules.size() == 1 ? "" : "s") << "\n";
@@ -126,7 +126,7 @@ int RunVerify(const ParsedArgs& args) {
   if (!ExpectPositionals("verify", args, 1, 1, &code)) return code;
   const std::string path = args.positionals()[0];
   VerifyOptions options;
-  options.accept_tvm = true;
+  options.foreign_format = cli::ForeignFormat();
   options.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
     Result<std::string> key = ReadKeyFile(args.Get("key"));
@@ -140,7 +140,7 @@ int RunVerify(const ParsedArgs& args) {
   }();
   // What it says about this host is what mlf run checks before compiling.
   std::map<std::string, Status> host;
-  if (report.ok() && report->tvm) host = TvmHostChecks(path, report->metadata, options.limits);
+  if (report.ok() && report->foreign) host = cli::ForeignHostChecks(path, report->metadata, options.limits);
   if (args.Has("json")) PrintJson(path, report, host);
   if (!report.ok()) return ReportFailure(report.status().WithContext(path));
   if (!args.Has("json")) PrintText(path, *report, host);

@@ -6,6 +6,7 @@
 #include "artifact/base/display_text.h"
 #include "artifact/format/tensor_values.h"
 #include "loader/host/tensor_check.h"
+#include "tools/mlf/archive_formats.h"
 
 namespace mlf::cli {
 namespace {
@@ -39,6 +40,7 @@ std::vector<FlagSpec> TrustFlags() {
 
 Result<LoadOptions> LoadOptionsFromArgs(const ParsedArgs& args) {
   LoadOptions options;
+  options.foreign_modules = cli::ForeignModules();
   options.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
     MLF_ASSIGN_OR_RETURN(std::string key, ReadKeyFile(args.Get("key")));

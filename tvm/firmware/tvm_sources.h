@@ -20,8 +20,15 @@
 
 #include "artifact/base/status.h"
 #include "loader/firmware/project_plan.h"
+#include "tvm/compat/graph_plan.h"
 
 namespace mlf::firmware {
+
+// A graph module's plan (ModulePlan::foreign of a kTvmGraph module), made by
+// TvmProjectModules() (tvm_project.h).
+struct TvmGraphData : ForeignPlanData {
+  tvm_compat::GraphPlan plan;
+};
 
 // src/main.c of a TVM archive's project.
 Result<std::string> TvmMainSource(const ProjectPlan& plan);

@@ -161,11 +161,24 @@ Result<std::optional<TvmArchiveScan>> ScanTvmArchive(const std::string& path,
   return ScanTvmArchive(**source, limits, progress);
 }
 
-Status JoinTvmProblems(const std::vector<Status>& problems) {
-  if (problems.empty()) return Status::Ok();
-  std::string message;
-  for (const Status& p : problems) message += (message.empty() ? "" : "; ") + p.message();
-  return Status(problems[0].code(), message);
+namespace {
+
+class TvmFormat final : public ForeignArchiveFormat {
+ public:
+  std::string name() const override { return "TVM"; }
+  bool ClaimsVersion(int64_t version) const override { return IsTvmMetadataVersion(version); }
+  Result<std::optional<ForeignArchiveScan>> Scan(
+      const ArchiveSource& source, const ReaderLimits& limits,
+      const std::function<void(uint64_t)>& progress) const override {
+    return ScanTvmArchive(source, limits, progress);
+  }
+};
+
+}  // namespace
+
+const ForeignArchiveFormat& TvmArchiveFormat() {
+  static const TvmFormat* format = new TvmFormat();
+  return *format;
 }
 
 }  // namespace mlf

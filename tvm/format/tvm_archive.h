@@ -27,30 +27,18 @@
 #include <vector>
 
 #include "artifact/archive/archive_reader.h"
+#include "artifact/archive/archive_source.h"
+#include "artifact/archive/foreign_archive.h"
 #include "artifact/base/status.h"
 #include "artifact/format/metadata.h"
 
 namespace mlf {
 
-// What a TVM archive's reader found beyond the metadata model.
-struct TvmArchiveReport {
-  // What `mlf verify` refuses: a referenced file missing, a corrupt .params,
-  // sizes that contradict each other. Each names the module and the member.
-  std::vector<Status> problems;
-  // Members no module uses (e.g. appended later by another tool); reported,
-  // not refused.
-  std::vector<std::string> unreferenced;
-};
-
-struct TvmArchiveScan {
-  Metadata metadata;  // normalised and completed; `files` holds computed digests
-  std::string metadata_bytes;
-  std::string metadata_sha256;
-  Compression compression = Compression::kNone;
-  uint64_t member_count = 0;  // regular-file members, metadata.json included
-  uint64_t data_bytes = 0;
-  TvmArchiveReport report;
-};
+// What a TVM archive's reader found beyond the metadata model (problems:
+// a referenced file missing, a corrupt .params, sizes that contradict each
+// other), and the whole scan: the seam's types (foreign_archive.h).
+using TvmArchiveReport = ForeignArchiveReport;
+using TvmArchiveScan = ForeignArchiveScan;
 
 // Bounds on what the scan holds in memory for analysis (larger members are
 // still hashed and listed).
@@ -73,8 +61,10 @@ Result<std::optional<TvmArchiveScan>> ScanTvmArchive(
     const std::string& path, const ReaderLimits& limits,
     const std::function<void(uint64_t done)>& progress = nullptr);
 
-// "problem 1; problem 2" as one Status with the first problem's code, or Ok.
-Status JoinTvmProblems(const std::vector<Status>& problems);
+// TVM's archive format behind the seam of artifact/archive/foreign_archive.h
+// (name "TVM", versions 5–7, Scan = ScanTvmArchive), for VerifyOptions and
+// ReadArchiveHead. One immutable instance, safe to share between threads.
+const ForeignArchiveFormat& TvmArchiveFormat();
 
 }  // namespace mlf
 

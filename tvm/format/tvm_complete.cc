@@ -11,6 +11,7 @@
 #include "artifact/format/name_clash.h"
 #include "tvm/format/tvm_metadata.h"
 #include "tvm/format/tvm_relay.h"
+#include "tvm/compat/compat.h"
 
 namespace mlf {
 namespace {
@@ -20,13 +21,13 @@ constexpr char kIncludeDir[] = "codegen/host/include/";
 constexpr char kLibDir[] = "codegen/host/lib/";
 constexpr char kRuntimeInclude[] = "runtime/include/";
 
-// Headers mlfkit's TVM compatibility layer provides (tvm/compat).
-constexpr const char* kCompatHeaders[] = {
-    "tvm/runtime/c_runtime_api.h",
-    "tvm/runtime/c_backend_api.h",
-    "tvm/runtime/crt/error_codes.h",
-    "dlpack/dlpack.h",
-};
+// Whether mlfkit's TVM compatibility layer provides header `path`: the one
+// list is what tvm/compat embeds (COMPAT_FILES in tvm/compat/BUILD.bazel).
+bool IsCompatHeader(const std::string& path) {
+  static const std::vector<std::string>* headers =
+      new std::vector<std::string>(tvm_compat::HeaderPaths());
+  return std::find(headers->begin(), headers->end(), path) != headers->end();
+}
 
 bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -114,9 +115,7 @@ IncludeKind ResolveInclude(const TvmArchiveContents& contents, bool bundled, con
       return IncludeKind::kMember;
     }
   }
-  for (const char* h : kCompatHeaders) {
-    if (inc.path == h) return IncludeKind::kCompat;
-  }
+  if (IsCompatHeader(inc.path)) return IncludeKind::kCompat;
   if (IsStandardCHeader(inc.path)) return IncludeKind::kStandard;
   const std::string base = inc.path.substr(inc.path.rfind('/') + 1);
   const bool generated = StartsWith(base, "tvmgen_");

@@ -3,11 +3,15 @@
 // interface header reader, .params indexing and the completion rules.
 #include "tvm/format/tvm_metadata.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "artifact/format/dtype.h"
+#include "tvm/format/tvm_relay.h"
+#include "tvm/compat/compat.h"
 #include "schemas/embedded.h"
 #include "tvm/format/tvm_relay.h"
 
@@ -517,6 +521,24 @@ TEST(CompleteTvmMetadataTest, ProblemsNameModuleAndMember) {
   const ModuleMetadata& m = md->modules.at("default");
   EXPECT_EQ(m.tvm->external_headers, std::vector<std::string>{"arm_math.h"});
   EXPECT_EQ(m.tvm->foreign_evidence, "codegen/host/src/default_lib1.c includes <arm_math.h>");
+}
+
+// Every header tvm/compat provides counts as provided (one list: what
+// tvm/compat embeds); only the others are external.
+TEST(CompleteTvmMetadataTest, CompatHeadersAreTheOnesTvmCompatEmbeds) {
+  std::map<std::string, std::string> files = Files();
+  const std::vector<std::string> compat = tvm_compat::HeaderPaths();
+  std::string includes;
+  for (const std::string& h : compat) includes += "#include <" + h + ">\n";
+  files["codegen/host/src/default_lib1.c"] += includes + "#include <tvm/runtime/crt/module.h>\n";
+  Result<Metadata> md = ParseTvmMetadata(V7().dump());
+  ASSERT_TRUE(md.ok());
+  TvmCompletion c = CompleteTvmMetadata(&*md, Contents(files));
+  EXPECT_TRUE(c.problems.empty()) << c.problems.front().ToString();
+  EXPECT_EQ(md->modules.at("default").tvm->external_headers,
+            std::vector<std::string>{"tvm/runtime/crt/module.h"});
+  // The header the old hand-written list had missed.
+  EXPECT_NE(std::find(compat.begin(), compat.end(), "tvm/runtime/crt/platform.h"), compat.end());
 }
 
 TEST(CompleteTvmMetadataTest, SizesThatDisagreeAreProblems) {

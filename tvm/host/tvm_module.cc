@@ -97,7 +97,43 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
   if (m.tvm->bundled_runtime) b.config.include_dirs.push_back("runtime/include");
   b.config.include_dirs.push_back(kCompatRoot + std::string(tvm_compat::kIncludeDir));
   b.entry_symbol = tvm_compat::EntrySymbol(c_module);
+  b.last_error_symbol = tvm_compat::kLastErrorSymbol;
   return b;
+}
+
+namespace {
+
+class TvmHostRunner final : public ForeignModuleRunner {
+ public:
+  const ForeignArchiveFormat& format() const override { return TvmArchiveFormat(); }
+
+  std::set<std::string> WholeMembers(const ModuleMetadata& m) const override {
+    std::set<std::string> paths;
+    if (!m.tvm || m.tvm->executor != Executor::kGraph) return paths;
+    if (!m.tvm->graph_path.empty()) paths.insert(m.tvm->graph_path);
+    if (m.parameters) paths.insert(m.parameters->path);
+    return paths;
+  }
+
+  // A bundled standalone C runtime's headers (-I runtime/include).
+  bool StagesMember(const std::string& path) const override {
+    return path.rfind("runtime/include/", 0) == 0;
+  }
+
+  Result<ForeignModuleBuild> Build(const std::string& module, const ModuleMetadata& m,
+                                   const std::vector<StagedFile>& staged,
+                                   const std::map<std::string, std::string>& members,
+                                   const HostBuildConfig& base) const override {
+    MLF_RETURN_IF_ERROR(TvmHostSupport(module, m));
+    return MakeTvmHostBuild(module, m, staged, members, base);
+  }
+};
+
+}  // namespace
+
+const ForeignModuleRunner& TvmHostModules() {
+  static const TvmHostRunner* runner = new TvmHostRunner();
+  return *runner;
 }
 
 Status TvmHostCheck(const std::string& module, const ModuleMetadata& m,

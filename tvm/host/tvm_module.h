@@ -58,6 +58,7 @@
 #include "artifact/format/metadata.h"
 #include "artifact/toolchain/host_build.h"
 #include "loader/host/aot_executor.h"
+#include "loader/host/foreign_module.h"
 
 namespace mlf {
 
@@ -89,18 +90,18 @@ Result<std::map<std::string, std::string>> ReadTvmHostMembers(const std::string&
 std::map<std::string, Status> TvmHostChecks(const std::string& archive, const Metadata& metadata,
                                             const ReaderLimits& limits = {});
 
-struct TvmHostBuild {
-  std::vector<StagedFile> files;     // the archive's staged files + compat files + wrapper
-  std::vector<std::string> sources;  // the module's C sources + runtime + wrapper (+ graph)
-  HostBuildConfig config;
-  std::string entry_symbol;          // the wrapper: mlf_tvm_<c name>_run
-  std::string run_symbol;            // what the wrapper calls, for messages
-  std::vector<TensorSpec> inputs;    // the executor's inputs and outputs
-  std::vector<TensorSpec> outputs;   // (operator style: every buffer in both)
-  uint64_t workspace_bytes = 0;      // what each executor provides
-  std::string constants;             // graph modules: the parameter blob (may be empty)
-  bool reentrant = false;            // graph modules: runs need no lock
-};
+// The host loader's seam (loader/host/foreign_module.h) for TVM modules: its
+// format is TvmArchiveFormat(); it captures a graph module's graph JSON and
+// .params and stages a bundled runtime/include/; Build is TvmHostSupport,
+// then MakeTvmHostBuild. One immutable instance, safe to share.
+const ForeignModuleRunner& TvmHostModules();
+
+// A TVM module's build: files = the archive's staged files + compat files +
+// wrapper; sources = the module's C sources + runtime + wrapper (+ graph);
+// entry_symbol = the wrapper mlf_tvm_<c name>_run; operator style: every
+// buffer is in inputs and outputs; graph modules: constants = the parameter
+// blob, reentrant.
+using TvmHostBuild = ForeignModuleBuild;
 
 // The build of `module`. `members` holds the archive members a graph module
 // needs (its graph JSON and .params, by path); errors of its graph plan

@@ -132,7 +132,7 @@ Result<UpgradeResult> UpgradeTvmArchive(const std::string& in, const std::string
   MLF_ASSIGN_OR_RETURN(std::optional<TvmArchiveScan> scan, ScanTvmArchive(in, options.limits));
   if (!scan) return NotTvm(in, options.limits);
   if (!scan->report.problems.empty()) {
-    return JoinTvmProblems(scan->report.problems)
+    return JoinForeignProblems(scan->report.problems)
         .WithContext("cannot upgrade '" + in + "': it does not verify");
   }
   for (const auto& [name, m] : scan->metadata.modules) {

@@ -34,9 +34,11 @@ Result<Samples> WriteSamples(const Metadata& metadata, const std::string& dir, u
 }
 
 Result<Outputs> HostReference(const std::string& archive, const Samples& samples,
-                              const std::string& cache_dir) {
+                              const std::string& cache_dir,
+                              const ForeignModuleRunner* foreign) {
   LoadOptions options;
   options.cache_dir = cache_dir;
+  options.foreign_modules = foreign;
   MLF_ASSIGN_OR_RETURN(std::shared_ptr<ModelLibrary> library, ModelLibrary::Open(archive, options));
   const bool qualified = library->metadata().modules.size() > 1;
   Outputs outputs;

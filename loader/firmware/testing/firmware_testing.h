@@ -13,6 +13,7 @@
 #include "artifact/format/dtype.h"
 #include "artifact/format/metadata.h"
 #include "loader/firmware/sample_input.h"
+#include "loader/host/foreign_module.h"
 
 namespace mlf::firmware::testing {
 
@@ -38,9 +39,12 @@ struct Samples {
 Result<Samples> WriteSamples(const Metadata& metadata, const std::string& dir, uint64_t seed);
 
 // Runs every module of `archive` once with the host loader on `samples` and
-// returns its outputs, labelled as the firmware labels them.
+// returns its outputs, labelled as the firmware labels them. `foreign` runs
+// modules of a foreign archive (LoadOptions::foreign_modules; TVM's for TVM
+// archives).
 Result<Outputs> HostReference(const std::string& archive, const Samples& samples,
-                              const std::string& cache_dir);
+                              const std::string& cache_dir,
+                              const ForeignModuleRunner* foreign = nullptr);
 
 // Parses the firmware's output lines ("output <label> <count> <v>...");
 // other lines are ignored. A count that differs from the values is an error.
