@@ -18,6 +18,11 @@ namespace mlf {
 
 inline constexpr char kMlfkitVersion[] = MLFKIT_VERSION_STRING;
 
+// The version of the JSON documents `mlf ... --json` prints and the Python
+// package returns (docs/cli-json.md): raised when a field changes meaning or
+// goes away; new fields do not raise it.
+inline constexpr int kJsonReportSchemaVersion = 1;
+
 }  // namespace mlf
 
 #endif  // MLFKIT_ARTIFACT_BASE_VERSION_H_

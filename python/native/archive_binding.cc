@@ -5,10 +5,13 @@
 #include <optional>
 #include <string>
 
+#include "artifact/archive/inspect_document.h"
 #include "artifact/archive/pack.h"
+#include "artifact/archive/read_metadata.h"
 #include "artifact/archive/sign.h"
 #include "artifact/archive/signature.h"
 #include "artifact/archive/verify.h"
+#include "artifact/base/version.h"
 #include "codegen/model_export.h"
 #include "python/native/status_error.h"
 #include "tvm/tvm.h"
@@ -112,6 +115,20 @@ pb::dict SignFile(const std::string& path, const std::string& key, const std::op
   return VerifyReportDict(target, *report);
 }
 
+// The document of `mlf inspect --json`, as a dict.
+pb::object Inspect(const std::string& path) {
+  Result<ArchiveHead> head =
+      WithoutGil([&] { return ReadArchiveHead(path, {}, &tvm_wing::ArchiveFormat()); });
+  if (!head.ok()) Raise(head.status().WithContext(path));
+  std::map<std::string, Status> host;
+  if (head->foreign) host = WithoutGil([&] { return tvm_wing::HostChecks(path, head->metadata); });
+  nlohmann::json doc = InspectDocument(path, *head, host);
+  doc["schema_version"] = kJsonReportSchemaVersion;
+  doc["mlf_version"] = kMlfkitVersion;
+  return pb::module_::import("json").attr("loads")(
+      doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 pb::tuple Keygen(const std::string& prefix) {
   OkOrRaise(WriteKeyFiles(prefix));
   return pb::make_tuple(prefix + ".key", prefix + ".pub");
@@ -126,6 +143,7 @@ void BindArchiveOperations(pb::module_& m) {
   m.def("_verify", &Verify, pb::arg("path"), pb::arg("key"), pb::arg("require_signature"));
   m.def("_sign", &SignFile, pb::arg("path"), pb::arg("key"), pb::arg("out"));
   m.def("_keygen", &Keygen, pb::arg("prefix"));
+  m.def("_inspect", &Inspect, pb::arg("path"));
 }
 
 }  // namespace mlf::py

@@ -33,7 +33,7 @@ __all__ = [
     "FailedPreconditionError", "InternalError", "InvalidArgumentError",
     "IOError", "Library", "NotFoundError", "OutOfRangeError",
     "PermissionDeniedError", "SignatureError", "TensorInfo",
-    "UnimplementedError", "export", "keygen", "load", "sign", "verify",
+    "UnimplementedError", "export", "inspect", "keygen", "load", "sign", "verify",
 ]
 
 
@@ -101,6 +101,17 @@ def export(model_path: str, out_path: str, *, name: Optional[str] = None,
     return _native._export(model_path, out_path, name or "default",
                            link_params, keep_source, build_host_library,
                            compress)
+
+
+def inspect(path: str) -> Dict:
+    """What the archive holds, without running or compiling anything.
+
+    The same document as `mlf inspect --json` (docs/cli-json.md): archive,
+    compression, signed, metadata (as stored) and, for TVM archives, the
+    normalised model with what this host can run. Reads only the archive's
+    metadata; use verify() to check its digests.
+    """
+    return _native._inspect(path)
 
 
 def verify(path: str, key: Optional[str] = None,

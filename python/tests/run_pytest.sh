@@ -6,6 +6,7 @@ set -euo pipefail
 root="${TEST_SRCDIR:-$PWD/..}/mlfkit"
 export PYTHONPATH="$root/python"
 export MLFKIT_EXAMPLES="$root/examples"
+export MLFKIT_MLF="$root/tools/mlf/mlf"
 export MLF_CACHE_DIR="${TEST_TMPDIR:-$(mktemp -d)}/cache"
 cd "${TEST_TMPDIR:-/tmp}"
 exec /usr/bin/python3 -m pytest -p no:cacheprovider -q "$root/python/tests/test_mlfkit.py" \

@@ -3,8 +3,10 @@
 Run by //python:python_test under Debian's /usr/bin/python3 with PYTHONPATH
 set to the package Bazel built (python/tests/run_pytest.sh).
 """
+import json
 import os
 import stat
+import subprocess
 import threading
 import time
 
@@ -237,6 +239,24 @@ def test_verify_sign_and_keys(tmp_path):
     _, other_pub = mlfkit.keygen(str(tmp_path / "other"))
     with pytest.raises(mlfkit.SignatureError, match="signed by a different key"):
         mlfkit.load(str(tmp_path / "signed.tar"), key=other_pub)
+
+
+def test_inspect_is_the_cli_document(tmp_path):
+    archive = str(tmp_path / "mlp.tar")
+    mlfkit.export(MLP_YAML, archive, name="mlp")
+    doc = mlfkit.inspect(archive)
+    assert doc["archive"] == archive
+    assert doc["schema_version"] == 1 and doc["mlf_version"] == mlfkit.__version__
+    assert doc["compression"] == "none" and doc["signed"] is False
+    mlp = doc["metadata"]["modules"]["mlp"]
+    assert mlp["inputs"][0]["shape"] == [1, 784]
+    assert mlp["source"]["format"] == "yaml" and "path" not in mlp["source"]
+    # The same document as the command line's.
+    cli = json.loads(subprocess.run([os.environ["MLFKIT_MLF"], "inspect", archive, "--json"],
+                                    check=True, capture_output=True, text=True).stdout)
+    assert cli == doc
+    with pytest.raises(mlfkit.IOError, match="cannot open archive"):
+        mlfkit.inspect(str(tmp_path / "nope.tar"))
 
 
 def test_errors_carry_the_cli_messages(tmp_path):

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/archive/inspect_document.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/archive/signature.h"
 #include "artifact/base/display_text.h"
@@ -197,12 +198,6 @@ void PrintModule(const std::string& name, const ModuleMetadata& m,
   if (m.tvm) PrintTvm(m, host.at(name));
 }
 
-std::string SignerOf(const ArchiveHead& head) {
-  if (head.signature_member.empty()) return "";
-  Result<SignatureInfo> info = ParseSignatureMember(head.signature_member);
-  return info.ok() ? info->key_sha256 : "malformed";
-}
-
 void PrintText(const std::string& path, const ArchiveHead& head,
                const std::map<std::string, Status>& host) {
   struct stat st {};
@@ -220,7 +215,7 @@ void PrintText(const std::string& path, const ArchiveHead& head,
     std::cout << "format      Model Library Format version " << md.version << ", generator "
               << Show(md.generator_name) << " " << Show(md.generator_version) << ", exported "
               << Show(md.export_datetime) << "\n";
-    const std::string signer = SignerOf(head);
+    const std::string signer = SignerFingerprint(head);
     std::cout << "signature   "
               << (signer.empty() ? "none" : "key sha256 " + signer + " (check with mlf verify --key)")
               << "\n";
@@ -241,70 +236,9 @@ void PrintText(const std::string& path, const ArchiveHead& head,
   }
 }
 
-nlohmann::json TensorsJson(const std::vector<TensorInfo>& tensors) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const TensorInfo& t : tensors) {
-    nlohmann::json j = {{"name", t.name}, {"c_name", t.c_name}, {"size_bytes", t.size_bytes}};
-    j["dtype"] = t.dtype.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.dtype);
-    j["shape"] = t.shape_known ? nlohmann::json(t.shape) : nlohmann::json(nullptr);
-    out.push_back(j);
-  }
-  return out;
-}
-
-// The normalised model of a TVM archive (shape null = unknown).
-nlohmann::json NormalisedJson(const ArchiveHead& head, const std::map<std::string, Status>& checks) {
-  nlohmann::json modules = nlohmann::json::object();
-  for (const auto& [name, m] : head.metadata.modules) {
-    const TvmModuleInfo& tvm = *m.tvm;
-    nlohmann::json j = {{"model_name", m.model_name}, {"style", ToString(m.style)},
-                        {"executors", ExecutorNames(m.executors)},
-                        {"interface_api", ToString(m.interface_api)}, {"inputs", TensorsJson(m.inputs)},
-                        {"outputs", TensorsJson(m.outputs)}, {"sources", m.sources},
-                        {"workspace_size_bytes", m.memory.workspace_size_bytes},
-                        {"constants_size_bytes", m.memory.constants_size_bytes},
-                        {"targets", tvm.targets}, {"run_function", tvm.run_function},
-                        {"main_function", tvm.main_function}, {"shapes_from", ToString(tvm.shapes_from)},
-                        {"notes", tvm.notes}, {"external_headers", tvm.external_headers}};
-    if (m.parameters) {
-      nlohmann::json tensors = nlohmann::json::array();
-      for (const ParamTensorInfo& t : m.parameters->tensors) {
-        tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape},
-                           {"offset", t.offset}, {"size_bytes", t.size_bytes}});
-      }
-      j["parameters"] = {{"storage", ToString(m.parameters->storage)}, {"path", m.parameters->path},
-                         {"tensors", tensors}};
-    }
-    if (!tvm.foreign_target.empty()) {
-      j["needs_target"] = tvm.foreign_target;
-      j["needs_evidence"] = tvm.foreign_evidence;
-    }
-    const Status& host = checks.at(name);
-    j["host"] = host.ok() ? nlohmann::json("runs") : nlohmann::json(host.message());
-    modules[name] = j;
-  }
-  nlohmann::json files = nlohmann::json::object();
-  for (const auto& [path, entry] : head.metadata.files) {
-    files[path] = {{"size", entry.size}, {"sha256", entry.sha256}};
-  }
-  nlohmann::json problems = nlohmann::json::array();
-  for (const Status& p : head.foreign->problems) problems.push_back(p.message());
-  return {{"version", head.metadata.version}, {"modules", modules}, {"files", files},
-          {"unreferenced", head.foreign->unreferenced}, {"problems", problems}};
-}
-
 void PrintJson(const std::string& path, const ArchiveHead& head,
                const std::map<std::string, Status>& host) {
-  nlohmann::json j = {{"archive", path},
-                      {"compression", CompressionName(head.compression)},
-                      {"signed", !head.signature_member.empty()},
-                      {"metadata", nlohmann::json::parse(head.metadata_bytes)}};
-  if (!head.signature_member.empty()) j["signer_key_sha256"] = SignerOf(head);
-  if (head.foreign) {
-    j["format"] = "tvm";
-    j["normalised"] = NormalisedJson(head, host);
-  }
-  PrintJsonReport(j);
+  PrintJsonReport(InspectDocument(path, head, host));
 }
 
 int RunInspect(const ParsedArgs& args) {

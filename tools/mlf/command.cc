@@ -32,7 +32,7 @@ void SetJsonOutput(bool on) { json_output = on; }
 bool JsonOutput() { return json_output; }
 
 void PrintJsonReport(nlohmann::json report) {
-  report["schema_version"] = kCliJsonSchemaVersion;
+  report["schema_version"] = kJsonReportSchemaVersion;
   report["mlf_version"] = kMlfkitVersion;
   std::cout << JsonText(report) << std::flush;
   json_printed = true;

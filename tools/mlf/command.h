@@ -40,10 +40,8 @@ struct Command {
 std::string JsonText(const nlohmann::json& j);
 
 // --json documents (docs/cli-json.md). Every document a command prints on
-// stdout is one JSON object carrying "schema_version" (this number, raised
-// when a field changes meaning or goes away; new fields do not raise it) and
-// "mlf_version".
-inline constexpr int kCliJsonSchemaVersion = 1;
+// stdout is one JSON object carrying "schema_version"
+// (kJsonReportSchemaVersion, artifact/base/version.h) and "mlf_version".
 
 // Set by main() when the command line asks for --json: failures are then also
 // reported as a JSON error object on stdout (unless the command already
