@@ -9,6 +9,7 @@ namespace mlf::ops {
 namespace {
 
 using testing::AllClose;
+using testing::GeneratedMatchesReference;
 using testing::MakeTensor;
 using testing::OpTest;
 using testing::RandomTensor;
@@ -272,12 +273,8 @@ TEST_P(ConvGeneratedTest, MatchesEvaluate) {
   OpTest t = Build(GetParam(), &y);
   ASSERT_TRUE(t.Infer().ok()) << t.Infer().ToString();
   std::vector<ir::HostTensor> in = {RandomTensor(GetParam().dtype, GetParam().x, 13)};
-  auto want = t.Evaluate(in);
-  ASSERT_TRUE(want.ok()) << want.status().ToString();
-  auto got = t.RunGenerated(in);
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  Status close = AllClose(*got, *want, 1e-5, 1e-5);
-  EXPECT_TRUE(close.ok()) << close.ToString();
+  Status match = GeneratedMatchesReference(t, in, 1e-5, 1e-5);
+  EXPECT_TRUE(match.ok()) << match.ToString();
 }
 
 const std::string kSameUpper = "SAME_UPPER", kSameLower = "SAME_LOWER", kValid = "VALID";

@@ -7,6 +7,7 @@ namespace mlf::ops {
 namespace {
 
 using testing::AllClose;
+using testing::GeneratedMatchesReference;
 using testing::MakeTensor;
 using testing::OpTest;
 using testing::RandomTensor;
@@ -104,12 +105,8 @@ TEST_P(MatMulGeneratedTest, MatchesEvaluate) {
   }
   t.Output("y");
   ASSERT_TRUE(t.Infer().ok()) << t.Infer().ToString();
-  auto want = t.Evaluate(inputs);
-  ASSERT_TRUE(want.ok()) << want.status().ToString();
-  auto got = t.RunGenerated(inputs);
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  Status close = AllClose(*got, *want, 1e-5, 1e-5);
-  EXPECT_TRUE(close.ok()) << close.ToString();
+  Status match = GeneratedMatchesReference(t, inputs, 1e-5, 1e-5);
+  EXPECT_TRUE(match.ok()) << match.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -228,12 +225,8 @@ TEST(GemmTest, GeneratedMatchesEvaluateForAllAttributeCombinations) {
         if (ci % 3 == 0) t.Attr("beta", -1.5);
         ASSERT_TRUE(t.Infer().ok()) << t.Infer().ToString();
         std::vector<ir::HostTensor> in = {RandomTensor(DType::kFloat32, as, ++seed)};
-        auto want = t.Evaluate(in);
-        ASSERT_TRUE(want.ok()) << want.status().ToString();
-        auto got = t.RunGenerated(in);
-        ASSERT_TRUE(got.ok()) << got.status().ToString();
-        Status close = AllClose(*got, *want, 1e-5, 1e-5);
-        EXPECT_TRUE(close.ok()) << close.ToString();
+        Status match = GeneratedMatchesReference(t, in, 1e-5, 1e-5);
+        EXPECT_TRUE(match.ok()) << match.ToString();
       }
     }
   }
@@ -272,12 +265,8 @@ TEST_P(GemmGeneratedTest, MatchesEvaluate) {
   }
   ASSERT_TRUE(t.Infer().ok()) << t.Infer().ToString();
   std::vector<ir::HostTensor> in = {RandomTensor(c.dtype, {c.m, c.k}, 9)};
-  auto want = t.Evaluate(in);
-  ASSERT_TRUE(want.ok()) << want.status().ToString();
-  auto got = t.RunGenerated(in);
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  Status close = AllClose(*got, *want, 1e-5, 1e-5);
-  EXPECT_TRUE(close.ok()) << close.ToString();
+  Status match = GeneratedMatchesReference(t, in, 1e-5, 1e-5);
+  EXPECT_TRUE(match.ok()) << match.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(
