@@ -5,14 +5,10 @@
 #include "codegen/ops/op.h"
 #include "codegen/ops/testing/op_harness.h"
 
-namespace mlf::ops {
+// In the harness's namespace (codegen/ops/testing/op_harness.h): its helpers need no
+// using-declarations.
+namespace mlf::ops::testing {
 namespace {
-
-using testing::AllClose;
-using testing::GeneratedMatchesReference;
-using testing::MakeTensor;
-using testing::OpTest;
-using testing::RandomTensor;
 
 using Attrs = std::vector<std::pair<std::string, ir::AttrValue>>;
 using Ints = std::vector<int64_t>;
@@ -351,4 +347,4 @@ TEST(ConvTest, ReportsMacs) {
 }
 
 }  // namespace
-}  // namespace mlf::ops
+}  // namespace mlf::ops::testing

@@ -3,14 +3,10 @@
 #include "codegen/ops/op.h"
 #include "codegen/ops/testing/op_harness.h"
 
-namespace mlf::ops {
+// In the harness's namespace (codegen/ops/testing/op_harness.h): its helpers need no
+// using-declarations.
+namespace mlf::ops::testing {
 namespace {
-
-using testing::AllClose;
-using testing::GeneratedMatchesReference;
-using testing::MakeTensor;
-using testing::OpTest;
-using testing::RandomTensor;
 
 // ---------------------------------------------------------------- MatMul
 
@@ -295,4 +291,4 @@ TEST(GemmTest, ReportsMacs) {
 }
 
 }  // namespace
-}  // namespace mlf::ops
+}  // namespace mlf::ops::testing
