@@ -92,11 +92,12 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-bool HasLine(const std::string& text, const std::string& line) {
+// For EXPECT_TRUE: whether `line` is a whole line of `text` (the failure shows both).
+::testing::AssertionResult HasLine(const std::string& text, const std::string& line) {
   for (const std::string& l : Lines(text)) {
-    if (l == line) return true;
+    if (l == line) return ::testing::AssertionSuccess();
   }
-  return false;
+  return ::testing::AssertionFailure() << "no line \"" << line << "\" in:\n" << text;
 }
 
 // ------------------------------------------------------------------ fixture
@@ -315,11 +316,9 @@ TEST_F(CliRunTest, ExpectDirWithTheSameOutputsMatches) {
   EXPECT_EQ(r.exit_code, 0) << Why(r);
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(HasLine(r.out, "  expected: match 0/6 elements off; worst at 0: got 2.5, expected 2.5 "
-                             "(abs error 0)"))
-      << r.out;
+                             "(abs error 0)"));
   EXPECT_TRUE(HasLine(r.out, "  expected: match 0/2 elements off; worst at 0: got 4, expected 4 "
-                             "(abs error 0)"))
-      << r.out;
+                             "(abs error 0)"));
 }
 
 TEST_F(CliRunTest, ExpectDirWithOneValueChangedFailsAndNamesTheWorstElement) {
@@ -330,11 +329,9 @@ TEST_F(CliRunTest, ExpectDirWithOneValueChangedFailsAndNamesTheWorstElement) {
   EXPECT_EQ(r.exit_code, 1) << Why(r);
   EXPECT_EQ(r.err, "mlf: error: outputs differ from " + expect + "\n");
   EXPECT_TRUE(HasLine(r.out, "  expected: MISMATCH 1/6 elements off; worst at 4: got 7, expected 7.5 "
-                             "(abs error 0.5)"))
-      << r.out;
+                             "(abs error 0.5)"));
   EXPECT_TRUE(HasLine(r.out, "  expected: match 0/2 elements off; worst at 0: got 4, expected 4 "
-                             "(abs error 0)"))
-      << r.out;
+                             "(abs error 0)"));
 }
 
 TEST_F(CliRunTest, ToleranceFlagsLoosenTheComparison) {
@@ -417,8 +414,7 @@ TEST_F(CliRunTest, ExpectComparesOnlyTheOutputsNamed) {
   EXPECT_EQ(stats.exit_code, 0) << Why(stats);
   EXPECT_EQ(stats.err, "");
   EXPECT_TRUE(HasLine(stats.out, "  expected: match 0/2 elements off; worst at 0: got 4, "
-                                 "expected 4 (abs error 0)"))
-      << stats.out;
+                                 "expected 4 (abs error 0)"));
   EXPECT_EQ(stats.out.find("MISMATCH"), std::string::npos) << stats.out;
   // sum too: the changed element fails the run, and the tolerance flags apply.
   CommandResult both = RunPair({"--expect", "sum=" + expect + "/sum.npy", "--expect",
@@ -426,8 +422,7 @@ TEST_F(CliRunTest, ExpectComparesOnlyTheOutputsNamed) {
   EXPECT_EQ(both.exit_code, 1) << Why(both);
   EXPECT_EQ(both.err, "mlf: error: outputs differ from the --expect files\n");
   EXPECT_TRUE(HasLine(both.out, "  expected: MISMATCH 1/6 elements off; worst at 4: got 7, "
-                                "expected 7.5 (abs error 0.5)"))
-      << both.out;
+                                "expected 7.5 (abs error 0.5)"));
   CommandResult loose = RunPair({"--expect", "sum=" + expect + "/sum.npy", "--atol", "0.6"});
   EXPECT_EQ(loose.exit_code, 0) << Why(loose);
   nlohmann::json j = Json(RunPair({"--json", "--expect", "stats=" + expect + "/stats.npy"}));
