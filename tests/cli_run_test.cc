@@ -22,23 +22,16 @@
 #include "tests/fixtures/fixture_models.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
+#include "tests/test_tensors.h"
 
 namespace mlf {
 namespace {
 
 using testing::MakeFixture;
+using testing::NpyOf;
 using testing::WriteFixtureArchive;
 
 // --------------------------------------------------------------- .npy helpers
-
-template <typename T>
-NpyArray Array(DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
-  NpyArray a;
-  a.dtype = dtype;
-  a.shape = std::move(shape);
-  a.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-  return a;
-}
 
 template <typename T>
 std::vector<T> Values(const NpyArray& a) {
@@ -99,11 +92,12 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-bool HasLine(const std::string& text, const std::string& line) {
+// For EXPECT_TRUE: whether `line` is a whole line of `text` (the failure shows both).
+::testing::AssertionResult HasLine(const std::string& text, const std::string& line) {
   for (const std::string& l : Lines(text)) {
-    if (l == line) return true;
+    if (l == line) return ::testing::AssertionSuccess();
   }
-  return false;
+  return ::testing::AssertionFailure() << "no line \"" << line << "\" in:\n" << text;
 }
 
 // ------------------------------------------------------------------ fixture
@@ -137,8 +131,8 @@ const Archives& Shared() {
     a->two = one({{"pair", "pair"}, {"dense", "dense"}}, "two.mlf.tar");
     a->inputs = a->dir + "/inputs";
     MakeDirs(a->inputs);
-    EXPECT_TRUE(WriteNpyFile(a->inputs + "/a.npy", Array(DType::kFloat32, {2, 3}, kA)).ok());
-    EXPECT_TRUE(WriteNpyFile(a->inputs + "/b.npy", Array(DType::kInt32, {3}, kB)).ok());
+    EXPECT_TRUE(WriteNpyFile(a->inputs + "/a.npy", NpyOf(DType::kFloat32, {2, 3}, kA)).ok());
+    EXPECT_TRUE(WriteNpyFile(a->inputs + "/b.npy", NpyOf(DType::kInt32, {3}, kB)).ok());
     return a;
   }();
   return *archives;
@@ -193,8 +187,8 @@ class CliRunTest : public ::testing::Test {
   std::string ExpectedDir(const std::string& name, std::vector<float> sum = kSum) {
     const std::string d = dir_ + "/" + name;
     MakeDirs(d);
-    WriteNpy(d + "/sum.npy", Array(DType::kFloat32, {2, 3}, sum));
-    WriteNpy(d + "/stats.npy", Array(DType::kInt64, {2}, kStats));
+    WriteNpy(d + "/sum.npy", NpyOf(DType::kFloat32, {2, 3}, sum));
+    WriteNpy(d + "/stats.npy", NpyOf(DType::kInt64, {2}, kStats));
     return d;
   }
 
@@ -247,12 +241,12 @@ TEST_F(CliRunTest, OutputDirHoldsOneNpyPerOutputWithTheExactValues) {
   EXPECT_EQ(stats.shape, (std::vector<int64_t>{2}));
   EXPECT_EQ(Values<int64_t>(stats), kStats);
   // Written exactly as numpy.save writes them.
-  EXPECT_EQ(ReadFile(out + "/sum.npy"), SerializeNpy(Array(DType::kFloat32, {2, 3}, kSum)));
+  EXPECT_EQ(ReadFile(out + "/sum.npy"), SerializeNpy(NpyOf(DType::kFloat32, {2, 3}, kSum)));
 }
 
 TEST_F(CliRunTest, DenseModelsWithLinkedAndFileParametersComputeTheReference) {
   const std::vector<float> x = {0.5f, -1.0f, 2.0f, 0.25f};
-  WriteNpy(dir_ + "/x.npy", Array(DType::kFloat32, {1, 4}, x));
+  WriteNpy(dir_ + "/x.npy", NpyOf(DType::kFloat32, {1, 4}, x));
   for (const std::string& archive : {archives_->dense, archives_->dense_file}) {
     SCOPED_TRACE(archive);
     const std::string out = dir_ + "/out" + std::to_string(archive.size());
@@ -300,7 +294,7 @@ TEST_F(CliRunTest, RandomInputsAreReproducibleAndDependOnTheSeed) {
 }
 
 TEST_F(CliRunTest, RandomInputsFillOnlyTheInputsNotGiven) {
-  WriteNpy(dir_ + "/zeros.npy", Array(DType::kFloat32, {2, 3}, std::vector<float>(6, 0.0f)));
+  WriteNpy(dir_ + "/zeros.npy", NpyOf(DType::kFloat32, {2, 3}, std::vector<float>(6, 0.0f)));
   const std::string out = dir_ + "/out";
   CommandResult r = Mlf({"run", archives_->pair, "--input", "a=" + dir_ + "/zeros.npy",
                          "--random-inputs", "7", "--output-dir", out});
@@ -322,11 +316,9 @@ TEST_F(CliRunTest, ExpectDirWithTheSameOutputsMatches) {
   EXPECT_EQ(r.exit_code, 0) << Why(r);
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(HasLine(r.out, "  expected: match 0/6 elements off; worst at 0: got 2.5, expected 2.5 "
-                             "(abs error 0)"))
-      << r.out;
+                             "(abs error 0)"));
   EXPECT_TRUE(HasLine(r.out, "  expected: match 0/2 elements off; worst at 0: got 4, expected 4 "
-                             "(abs error 0)"))
-      << r.out;
+                             "(abs error 0)"));
 }
 
 TEST_F(CliRunTest, ExpectDirWithOneValueChangedFailsAndNamesTheWorstElement) {
@@ -337,11 +329,9 @@ TEST_F(CliRunTest, ExpectDirWithOneValueChangedFailsAndNamesTheWorstElement) {
   EXPECT_EQ(r.exit_code, 1) << Why(r);
   EXPECT_EQ(r.err, "mlf: error: outputs differ from " + expect + "\n");
   EXPECT_TRUE(HasLine(r.out, "  expected: MISMATCH 1/6 elements off; worst at 4: got 7, expected 7.5 "
-                             "(abs error 0.5)"))
-      << r.out;
+                             "(abs error 0.5)"));
   EXPECT_TRUE(HasLine(r.out, "  expected: match 0/2 elements off; worst at 0: got 4, expected 4 "
-                             "(abs error 0)"))
-      << r.out;
+                             "(abs error 0)"));
 }
 
 TEST_F(CliRunTest, ToleranceFlagsLoosenTheComparison) {
@@ -424,8 +414,7 @@ TEST_F(CliRunTest, ExpectComparesOnlyTheOutputsNamed) {
   EXPECT_EQ(stats.exit_code, 0) << Why(stats);
   EXPECT_EQ(stats.err, "");
   EXPECT_TRUE(HasLine(stats.out, "  expected: match 0/2 elements off; worst at 0: got 4, "
-                                 "expected 4 (abs error 0)"))
-      << stats.out;
+                                 "expected 4 (abs error 0)"));
   EXPECT_EQ(stats.out.find("MISMATCH"), std::string::npos) << stats.out;
   // sum too: the changed element fails the run, and the tolerance flags apply.
   CommandResult both = RunPair({"--expect", "sum=" + expect + "/sum.npy", "--expect",
@@ -433,8 +422,7 @@ TEST_F(CliRunTest, ExpectComparesOnlyTheOutputsNamed) {
   EXPECT_EQ(both.exit_code, 1) << Why(both);
   EXPECT_EQ(both.err, "mlf: error: outputs differ from the --expect files\n");
   EXPECT_TRUE(HasLine(both.out, "  expected: MISMATCH 1/6 elements off; worst at 4: got 7, "
-                                "expected 7.5 (abs error 0.5)"))
-      << both.out;
+                                "expected 7.5 (abs error 0.5)"));
   CommandResult loose = RunPair({"--expect", "sum=" + expect + "/sum.npy", "--atol", "0.6"});
   EXPECT_EQ(loose.exit_code, 0) << Why(loose);
   nlohmann::json j = Json(RunPair({"--json", "--expect", "stats=" + expect + "/stats.npy"}));
@@ -486,14 +474,14 @@ TEST_F(CliRunTest, InputWithoutEqualsSign) {
 
 TEST_F(CliRunTest, NpyOfTheWrongDtype) {
   const std::string f = dir_ + "/a_int.npy";
-  WriteNpy(f, Array(DType::kInt32, {2, 3}, std::vector<int32_t>(6, 1)));
+  WriteNpy(f, NpyOf(DType::kInt32, {2, 3}, std::vector<int32_t>(6, 1)));
   ExpectFailure(Mlf({"run", archives_->pair, "--input", "a=" + f, "--random-inputs", "1"}),
                 f + ": input 'a': the .npy file holds int32, the model expects float32");
 }
 
 TEST_F(CliRunTest, NpyOfTheWrongShape) {
   const std::string f = dir_ + "/a_t.npy";
-  WriteNpy(f, Array(DType::kFloat32, {3, 2}, kA));
+  WriteNpy(f, NpyOf(DType::kFloat32, {3, 2}, kA));
   ExpectFailure(Mlf({"run", archives_->pair, "--input", "a=" + f, "--random-inputs", "1"}),
                 f + ": input 'a': the .npy file has shape [3, 2], the model expects [2, 3]");
 }
@@ -586,7 +574,7 @@ TEST_F(CliRunTest, ExpectDirMissingAFile) {
 
 TEST_F(CliRunTest, ExpectedFileOfTheWrongShape) {
   const std::string expect = ExpectedDir("expect");
-  WriteNpy(expect + "/stats.npy", Array(DType::kInt64, {1, 2}, kStats));
+  WriteNpy(expect + "/stats.npy", NpyOf(DType::kInt64, {1, 2}, kStats));
   ExpectFailure(RunPair({"--expect-dir", expect}),
                 expect + "/stats.npy: output 'stats': the .npy file has shape [1, 2], the model "
                          "expects [2]");
@@ -716,7 +704,7 @@ TEST_F(CliRunTest, ArchiveWithoutHostLibraryIsCompiledIntoTheCache) {
   env.env = {{"HOME", home}, {"XDG_CACHE_HOME", std::nullopt}};
 
   const std::vector<float> x = {1.0f, 2.0f, -3.0f, 0.5f};
-  WriteNpy(dir_ + "/x.npy", Array(DType::kFloat32, {1, 4}, x));
+  WriteNpy(dir_ + "/x.npy", NpyOf(DType::kFloat32, {1, 4}, x));
   const std::string out = dir_ + "/out";
   EXPECT_FALSE(Exists(cache_));
   CommandResult r = Mlf({"run", archive, "--input", "x=" + dir_ + "/x.npy", "--output-dir", out}, env);

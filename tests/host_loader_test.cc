@@ -14,22 +14,14 @@
 #include "loader/host/model_library.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/test_files.h"
+#include "tests/test_tensors.h"
 
 namespace mlf {
 namespace {
 
+using testing::DlView;
 using testing::MakeFixture;
 using testing::WriteFixtureArchive;
-
-DLTensor View(void* data, DLDataType dtype, std::vector<int64_t>& shape) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = shape.data();
-  return t;
-}
 
 constexpr DLDataType kF32{kDLFloat, 32, 1};
 constexpr DLDataType kI32{kDLInt, 32, 1};
@@ -80,8 +72,8 @@ void RunPairAndCheck(AotExecutor& e) {
   std::vector<float> a = {1, -2, 3, -4, 5, -6};
   std::vector<int32_t> b = {1, 2, -3};
   std::vector<int64_t> a_shape = {2, 3}, b_shape = {3};
-  ASSERT_TRUE(e.SetInput("a", View(a.data(), kF32, a_shape)).ok());
-  ASSERT_TRUE(e.SetInput("b_0", View(b.data(), kI32, b_shape)).ok());
+  ASSERT_TRUE(e.SetInput("a", DlView(a.data(), kF32, a_shape)).ok());
+  ASSERT_TRUE(e.SetInput("b_0", DlView(b.data(), kI32, b_shape)).ok());
   ASSERT_TRUE(e.Run().ok());
   auto sum = e.GetOutput(0);
   ASSERT_TRUE(sum.ok());
@@ -134,12 +126,12 @@ TEST_F(HostLoaderTest, CopyOutputToChecksAndCopies) {
   ASSERT_NE(e, nullptr);
   RunPairAndCheck(*e);
   std::vector<int64_t> stats(2, -1), shape = {2};
-  DLTensor dest = View(stats.data(), kI64, shape);
+  DLTensor dest = DlView(stats.data(), kI64, shape);
   ASSERT_TRUE(e->CopyOutputTo(1, &dest).ok());
   EXPECT_EQ(stats, (std::vector<int64_t>{2, 0}));
   std::vector<int64_t> wrong_shape = {3};
   std::vector<int64_t> big(3);
-  DLTensor bad = View(big.data(), kI64, wrong_shape);
+  DLTensor bad = DlView(big.data(), kI64, wrong_shape);
   EXPECT_EQ(e->CopyOutputTo(1, &bad).message(),
             "output 'stats': shape [3] does not match the model's [2]");
   EXPECT_EQ(e->CopyOutputTo(1, nullptr).message(), "CopyOutputTo: destination tensor is null");
@@ -152,9 +144,9 @@ TEST_F(HostLoaderTest, ZeroCopyUsesCallerMemoryUntilReset) {
   alignas(64) int32_t b[3] = {0, 0, 0};
   alignas(64) float sum[6] = {};
   std::vector<int64_t> a_shape = {2, 3}, b_shape = {3};
-  ASSERT_TRUE(e->SetInputZeroCopy(0, View(a, kF32, a_shape)).ok());
-  ASSERT_TRUE(e->SetInput(1, View(b, kI32, b_shape)).ok());
-  ASSERT_TRUE(e->SetOutputZeroCopy(0, View(sum, kF32, a_shape)).ok());
+  ASSERT_TRUE(e->SetInputZeroCopy(0, DlView(a, kF32, a_shape)).ok());
+  ASSERT_TRUE(e->SetInput(1, DlView(b, kI32, b_shape)).ok());
+  ASSERT_TRUE(e->SetOutputZeroCopy(0, DlView(sum, kF32, a_shape)).ok());
   ASSERT_TRUE(e->Run().ok());
   EXPECT_EQ(sum[5], 1.0f);
   a[5] = 41;  // no copy: the next run sees the change
@@ -171,39 +163,39 @@ TEST_F(HostLoaderTest, EveryMismatchIsAClearError) {
   ASSERT_NE(e, nullptr);
   alignas(64) float a[8] = {};
   std::vector<int64_t> shape = {2, 3}, wrong = {3, 2}, flat = {6};
-  EXPECT_EQ(e->SetInput(0, View(a, kI32, shape)).message(),
+  EXPECT_EQ(e->SetInput(0, DlView(a, kI32, shape)).message(),
             "input 'a': dtype int32 does not match the model's float32");
-  EXPECT_EQ(e->SetInput(0, View(a, kF32, wrong)).message(),
+  EXPECT_EQ(e->SetInput(0, DlView(a, kF32, wrong)).message(),
             "input 'a': shape [3, 2] does not match the model's [2, 3]");
-  EXPECT_EQ(e->SetInput(0, View(a, kF32, flat)).message(),
+  EXPECT_EQ(e->SetInput(0, DlView(a, kF32, flat)).message(),
             "input 'a': shape [6] does not match the model's [2, 3]");
-  DLTensor on_gpu = View(a, kF32, shape);
+  DLTensor on_gpu = DlView(a, kF32, shape);
   on_gpu.device = {kDLCUDA, 0};
   EXPECT_EQ(e->SetInput(0, on_gpu).message(),
             "input 'a': tensor is on device type 2, expected the CPU (1)");
   std::vector<int64_t> strides = {1, 2};  // column-major
-  DLTensor strided = View(a, kF32, shape);
+  DLTensor strided = DlView(a, kF32, shape);
   strided.strides = strides.data();
   EXPECT_EQ(e->SetInput(0, strided).message(),
             "input 'a': tensor is strided; only dense C-order tensors are accepted");
   std::vector<int64_t> compact = {3, 1};
   strided.strides = compact.data();
   EXPECT_TRUE(e->SetInput(0, strided).ok());
-  EXPECT_EQ(e->SetInput(0, View(nullptr, kF32, shape)).message(), "input 'a': tensor data is null");
-  DLTensor misaligned = View(reinterpret_cast<char*>(a) + 1, kF32, shape);
+  EXPECT_EQ(e->SetInput(0, DlView(nullptr, kF32, shape)).message(), "input 'a': tensor data is null");
+  DLTensor misaligned = DlView(reinterpret_cast<char*>(a) + 1, kF32, shape);
   EXPECT_EQ(e->SetInputZeroCopy(0, misaligned).message(),
             "input 'a': data address is not aligned to 4 bytes, as zero-copy float32 needs");
   EXPECT_TRUE(e->SetInput(0, misaligned).ok());  // a copy has no alignment needs
-  DLTensor vector_lanes = View(a, DLDataType{kDLFloat, 32, 4}, shape);
+  DLTensor vector_lanes = DlView(a, DLDataType{kDLFloat, 32, 4}, shape);
   EXPECT_EQ(e->SetInput(0, vector_lanes).message(),
             "input 'a': dtype code 2 bits 32 lanes 4 does not match the model's float32");
-  EXPECT_EQ(e->SetInput(5, View(a, kF32, shape)).message(),
+  EXPECT_EQ(e->SetInput(5, DlView(a, kF32, shape)).message(),
             "input index 5 is out of range (module 'pair' has 2 inputs)");
-  EXPECT_EQ(e->SetInput("nope", View(a, kF32, shape)).message(),
+  EXPECT_EQ(e->SetInput("nope", DlView(a, kF32, shape)).message(),
             "no input named 'nope' (the model's inputs: a, b:0)");
-  EXPECT_EQ(e->SetOutputZeroCopy(1, View(a, kF32, shape)).message(),
+  EXPECT_EQ(e->SetOutputZeroCopy(1, DlView(a, kF32, shape)).message(),
             "output 'stats': dtype float32 does not match the model's int64");
-  DLTensor offset = View(a, kF32, shape);
+  DLTensor offset = DlView(a, kF32, shape);
   offset.byte_offset = 8;  // honoured: the tensor starts at a[2]
   a[2] = 5;
   ASSERT_TRUE(e->SetInput(0, offset).ok());
@@ -222,7 +214,7 @@ TEST_F(HostLoaderTest, LinkedAndFileParametersGiveTheSameResults) {
       ASSERT_NE(e, nullptr);
       std::vector<float> in = x;
       std::vector<int64_t> shape = {1, 4};
-      ASSERT_TRUE(e->SetInput("x", View(in.data(), kF32, shape)).ok());
+      ASSERT_TRUE(e->SetInput("x", DlView(in.data(), kF32, shape)).ok());
       ASSERT_TRUE(e->Run().ok());
       const float* y = static_cast<const float*>(e->GetOutput(0)->data);
       EXPECT_EQ(std::vector<float>(y, y + 3), want);
@@ -349,7 +341,7 @@ TEST_F(HostLoaderTest, ArchivesLoadFromEverySource) {
       ASSERT_TRUE(dense.ok()) << dense.status().ToString();
       std::vector<float> in = x;
       std::vector<int64_t> shape = {1, 4};
-      ASSERT_TRUE((*dense)->SetInput("x", View(in.data(), kF32, shape)).ok());
+      ASSERT_TRUE((*dense)->SetInput("x", DlView(in.data(), kF32, shape)).ok());
       ASSERT_TRUE((*dense)->Run().ok());
       const float* y = static_cast<const float*>((*dense)->GetOutput(0)->data);
       EXPECT_EQ(std::vector<float>(y, y + 3), want);

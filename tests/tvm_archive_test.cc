@@ -17,11 +17,14 @@
 #include "loader/host/model_library.h"
 #include "tests/tar_builder.h"
 #include "tests/test_files.h"
+#include "tests/test_tensors.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
 #include "tvm/tvm.h"
 
 namespace mlf {
 namespace {
+
+using testing::DlView;
 
 using tvm_testing::Files;
 using tvm_testing::TarLayout;
@@ -355,16 +358,6 @@ TEST(TvmVerifyTest, ConsumersSeeTheCompletedModelThenEveryMember) {
 
 // ------------------------------------------------------------- host runs --
 
-DLTensor View(void* data, DLDataType dtype, std::vector<int64_t>& shape) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = shape.data();
-  return t;
-}
-
 template <typename T>
 std::vector<T> Output(const AotExecutor& exec, int index, size_t count) {
   Result<DLTensor> out = exec.GetOutput(index);
@@ -384,7 +377,7 @@ TEST(TvmRunTest, DenseRunsWithTheWorkspaceAllocator) {
     EXPECT_EQ((*exec)->workspace_bytes(), 32u);
     std::vector<float> x = tvm_testing::DenseInput();
     std::vector<int64_t> shape = {1, 4};
-    ASSERT_TRUE((*exec)->SetInput("serving_default_input_1:0", View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+    ASSERT_TRUE((*exec)->SetInput("serving_default_input_1:0", DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok());
     Status run = (*exec)->Run();
     ASSERT_TRUE(run.ok()) << run.ToString();
     EXPECT_EQ(Output<float>(**exec, 0, 3), tvm_testing::DenseExpected());
@@ -414,7 +407,7 @@ TEST(TvmRunTest, OlderRunModelNamingRuns) {
   ASSERT_TRUE(exec.ok()) << exec.status().ToString();
   std::vector<float> x = tvm_testing::ScaleInput();
   std::vector<int64_t> shape = {2, 2};
-  ASSERT_TRUE((*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE((*exec)->SetInput(0, DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok());
   ASSERT_TRUE((*exec)->Run().ok());
   EXPECT_EQ(Output<float>(**exec, 0, 4), tvm_testing::ScaleExpected());
 }
@@ -430,8 +423,8 @@ TEST(TvmRunTest, TwoModulesInOneArchiveWithUsmpPools) {
   EXPECT_EQ((*pair)->input_info(1)->name, "a_in");
   std::vector<int8_t> a = tvm_testing::PairA(), b = tvm_testing::PairB();
   std::vector<int64_t> shape = {4};
-  ASSERT_TRUE((*pair)->SetInput("a_in", View(a.data(), {kDLInt, 8, 1}, shape)).ok());
-  ASSERT_TRUE((*pair)->SetInput("b_in", View(b.data(), {kDLInt, 8, 1}, shape)).ok());
+  ASSERT_TRUE((*pair)->SetInput("a_in", DlView(a.data(), {kDLInt, 8, 1}, shape)).ok());
+  ASSERT_TRUE((*pair)->SetInput("b_in", DlView(b.data(), {kDLInt, 8, 1}, shape)).ok());
   Status run = (*pair)->Run();
   ASSERT_TRUE(run.ok()) << run.ToString();
   EXPECT_EQ(Output<int8_t>(**pair, 0, 4), tvm_testing::PairExpected0());
@@ -442,7 +435,7 @@ TEST(TvmRunTest, TwoModulesInOneArchiveWithUsmpPools) {
   ASSERT_TRUE(dense.ok()) << dense.status().ToString();
   std::vector<float> x = tvm_testing::DenseInput();
   std::vector<int64_t> dshape = {1, 4};
-  ASSERT_TRUE((*dense)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, dshape)).ok());
+  ASSERT_TRUE((*dense)->SetInput(0, DlView(x.data(), {kDLFloat, 32, 1}, dshape)).ok());
   ASSERT_TRUE((*dense)->Run().ok());
   EXPECT_EQ(Output<float>(**dense, 0, 3), tvm_testing::DenseExpected());
 }
@@ -455,7 +448,7 @@ TEST(TvmRunTest, BundledRuntimeHeadersAreUsed) {
   ASSERT_TRUE(exec.ok()) << exec.status().ToString();
   std::vector<float> x = tvm_testing::DenseInput();
   std::vector<int64_t> shape = {1, 4};
-  ASSERT_TRUE((*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE((*exec)->SetInput(0, DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok());
   ASSERT_TRUE((*exec)->Run().ok());
   EXPECT_EQ(Output<float>(**exec, 0, 3), tvm_testing::DenseExpected());
 }
@@ -493,7 +486,7 @@ TEST(TvmRunTest, ConcurrentExecutorsGetTheirOwnResults) {
         if (dense) {
           std::vector<float> x = {static_cast<float>(i), 0, 0, static_cast<float>(t)};
           std::vector<int64_t> shape = {1, 4};
-          (*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok();
+          (*exec)->SetInput(0, DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok();
           // W row 1 is all ones: output[1] = relu(i + t - 3).
           const float want = std::max(0.0f, static_cast<float>(i + t) - 3.0f);
           if (!(*exec)->Run().ok() || Output<float>(**exec, 0, 3)[1] != want) ++failures[t];
@@ -501,8 +494,8 @@ TEST(TvmRunTest, ConcurrentExecutorsGetTheirOwnResults) {
           std::vector<int8_t> a = {static_cast<int8_t>(i % 100), 0, 0, static_cast<int8_t>(t)};
           std::vector<int8_t> b = {0, 0, 0, 0};
           std::vector<int64_t> shape = {4};
-          (*exec)->SetInput("a_in", View(a.data(), {kDLInt, 8, 1}, shape)).ok();
-          (*exec)->SetInput("b_in", View(b.data(), {kDLInt, 8, 1}, shape)).ok();
+          (*exec)->SetInput("a_in", DlView(a.data(), {kDLInt, 8, 1}, shape)).ok();
+          (*exec)->SetInput("b_in", DlView(b.data(), {kDLInt, 8, 1}, shape)).ok();
           if (!(*exec)->Run().ok() || Output<int32_t>(**exec, 1, 1)[0] != i % 100 + t) ++failures[t];
         }
       }
@@ -530,7 +523,7 @@ TEST(TvmRunTest, GraphExecutorModulesRunAsGeneratedCode) {
     EXPECT_EQ((*exec)->output_info(0)->shape, (std::vector<int64_t>{1, 3}));
     std::vector<float> x = tvm_testing::DenseInput();
     std::vector<int64_t> shape = {1, 4};
-    ASSERT_TRUE((*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+    ASSERT_TRUE((*exec)->SetInput(0, DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok());
     ASSERT_TRUE((*exec)->Run().ok());
     EXPECT_EQ(Output<float>(**exec, 0, 3), expected);
   }
@@ -554,7 +547,7 @@ TEST(TvmRunTest, GraphExecutorsRunConcurrently) {
         // W row 1 is all ones, b[1] = -3: output[1] = -clip(i % 7 + t - 3, -10, 10).
         std::vector<float> x = {static_cast<float>(i % 7), 0, 0, static_cast<float>(t)};
         std::vector<int64_t> shape = {1, 4};
-        (*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok();
+        (*exec)->SetInput(0, DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok();
         const float want = -std::min(10.0f, static_cast<float>(i % 7 + t) - 3.0f);
         if (!(*exec)->Run().ok() || Output<float>(**exec, 0, 3)[1] != want) ++failures[t];
       }
@@ -597,9 +590,9 @@ TEST(TvmRunTest, OperatorStyleTakesAndGivesEveryBuffer) {
   }
   std::vector<float> a = {1, 2, 3, 4}, b = {10, 20, 30, 40.5f}, c = {7, 7, 7, 7};
   std::vector<int64_t> shape = {4};
-  ASSERT_TRUE(exec.SetInput("A", View(a.data(), {kDLFloat, 32, 1}, shape)).ok());
-  ASSERT_TRUE(exec.SetInput("B", View(b.data(), {kDLFloat, 32, 1}, shape)).ok());
-  ASSERT_TRUE(exec.SetInput("C", View(c.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetInput("A", DlView(a.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetInput("B", DlView(b.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetInput("C", DlView(c.data(), {kDLFloat, 32, 1}, shape)).ok());
   Status run = exec.Run();
   ASSERT_TRUE(run.ok()) << run.ToString();
   EXPECT_EQ(Output<float>(exec, 0, 4), a);
@@ -611,8 +604,8 @@ TEST(TvmRunTest, OperatorStyleTakesAndGivesEveryBuffer) {
 
   // Zero-copy with one buffer as both input and output of C: nothing to copy.
   std::vector<float> shared = {0, 0, 0, 0};
-  ASSERT_TRUE(exec.SetInputZeroCopy(2, View(shared.data(), {kDLFloat, 32, 1}, shape)).ok());
-  ASSERT_TRUE(exec.SetOutputZeroCopy(2, View(shared.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetInputZeroCopy(2, DlView(shared.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE(exec.SetOutputZeroCopy(2, DlView(shared.data(), {kDLFloat, 32, 1}, shape)).ok());
   ASSERT_TRUE(exec.Run().ok());
   EXPECT_EQ(shared, (std::vector<float>{11, 22, 33, 44.5f}));
 }
@@ -633,8 +626,8 @@ TEST(TvmRunTest, OperatorStyleExecutorsRunConcurrently) {
       std::vector<int64_t> shape = {4};
       for (int i = 0; i < 300; ++i) {
         std::vector<float> a = {static_cast<float>(i), 1, 2, 3}, b = {static_cast<float>(t), 0, 0, 0};
-        (*exec)->SetInput(0, View(a.data(), {kDLFloat, 32, 1}, shape)).ok();
-        (*exec)->SetInput(1, View(b.data(), {kDLFloat, 32, 1}, shape)).ok();
+        (*exec)->SetInput(0, DlView(a.data(), {kDLFloat, 32, 1}, shape)).ok();
+        (*exec)->SetInput(1, DlView(b.data(), {kDLFloat, 32, 1}, shape)).ok();
         if (!(*exec)->Run().ok() || Output<float>(**exec, 2, 4)[0] != static_cast<float>(i + t)) {
           ++failures[t];
         }
@@ -708,7 +701,7 @@ TEST(TvmRunTest, UnknownShapesRunFlat) {
   EXPECT_EQ((*exec)->output_info(0)->shape, std::vector<int64_t>{3});
   std::vector<float> x = tvm_testing::DenseInput();
   std::vector<int64_t> shape = {4};
-  ASSERT_TRUE((*exec)->SetInput(0, View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE((*exec)->SetInput(0, DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok());
   ASSERT_TRUE((*exec)->Run().ok());
   EXPECT_EQ(Output<float>(**exec, 0, 3), tvm_testing::DenseExpected());
 }
@@ -734,7 +727,7 @@ TEST(TvmRunTest, DenseRunsFromMemory) {
   ASSERT_TRUE(exec.ok()) << exec.status().ToString();
   std::vector<float> x = tvm_testing::DenseInput();
   std::vector<int64_t> shape = {1, 4};
-  ASSERT_TRUE((*exec)->SetInput("serving_default_input_1:0", View(x.data(), {kDLFloat, 32, 1}, shape)).ok());
+  ASSERT_TRUE((*exec)->SetInput("serving_default_input_1:0", DlView(x.data(), {kDLFloat, 32, 1}, shape)).ok());
   ASSERT_TRUE((*exec)->Run().ok());
   EXPECT_EQ(Output<float>(**exec, 0, 3), tvm_testing::DenseExpected());
 }

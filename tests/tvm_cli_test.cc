@@ -16,10 +16,13 @@
 #include "artifact/toolchain/host_build.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
+#include "tests/test_tensors.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
 
 namespace mlf {
 namespace {
+
+using testing::NpyOf;
 
 using tvm_testing::Files;
 using tvm_testing::TarLayout;
@@ -55,15 +58,6 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 #define EXPECT_CONTAINS(text, part) EXPECT_TRUE(Contains(text, part)) << "missing: " << (part) << "\nin:\n" << (text)
-
-template <typename T>
-NpyArray Array(DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
-  NpyArray a;
-  a.dtype = dtype;
-  a.shape = std::move(shape);
-  a.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-  return a;
-}
 
 template <typename T>
 std::vector<T> Values(const std::string& path) {
@@ -362,7 +356,7 @@ TEST(TvmCliTest, UnknownInterfaceApiIsShownNotRefused) {
 TEST(TvmCliTest, RunWritesHandComputedOutputs) {
   const std::string dir = FreshDir("cli_run_dense");
   const std::string path = Archive("run_dense", tvm_testing::DenseV7(), WithReadme());
-  ASSERT_TRUE(WriteNpyFile(dir + "/x.npy", Array(DType::kFloat32, {1, 4}, tvm_testing::DenseInput())).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/x.npy", NpyOf(DType::kFloat32, {1, 4}, tvm_testing::DenseInput())).ok());
   CommandResult r = Mlf({"run", path, "--input", "serving_default_input_1:0=" + dir + "/x.npy",
                          "--output-dir", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -372,7 +366,7 @@ TEST(TvmCliTest, RunWritesHandComputedOutputs) {
   FreshDir("cli_run_dense_expect");
   const std::string expect = std::string(std::getenv("TEST_TMPDIR")) + "/cli_run_dense_expect";
   ASSERT_TRUE(WriteNpyFile(expect + "/output.npy",
-                           Array(DType::kFloat32, {1, 3}, tvm_testing::DenseExpected())).ok());
+                           NpyOf(DType::kFloat32, {1, 3}, tvm_testing::DenseExpected())).ok());
   r = Mlf({"run", path, "--input", "serving_default_input_1_0=" + dir + "/x.npy", "--expect-dir", expect});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
 }
@@ -380,8 +374,8 @@ TEST(TvmCliTest, RunWritesHandComputedOutputs) {
 TEST(TvmCliTest, RunTwoModuleArchiveAndOlderNaming) {
   const std::string dir = FreshDir("cli_run_multi");
   const std::string multi = Archive("run_multi", tvm_testing::MultiV7());
-  ASSERT_TRUE(WriteNpyFile(dir + "/a.npy", Array(DType::kInt8, {4}, tvm_testing::PairA())).ok());
-  ASSERT_TRUE(WriteNpyFile(dir + "/b.npy", Array(DType::kInt8, {4}, tvm_testing::PairB())).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/a.npy", NpyOf(DType::kInt8, {4}, tvm_testing::PairA())).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/b.npy", NpyOf(DType::kInt8, {4}, tvm_testing::PairB())).ok());
   CommandResult r = Mlf({"run", multi, "--module", "second", "--input", "a_in=" + dir + "/a.npy",
                          "--input", "b_in=" + dir + "/b.npy", "--output-dir", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -389,7 +383,7 @@ TEST(TvmCliTest, RunTwoModuleArchiveAndOlderNaming) {
   EXPECT_EQ(Values<int32_t>(dir + "/out/output1.npy"), std::vector<int32_t>{tvm_testing::PairExpected1()});
 
   const std::string v5 = Archive("run_v5", tvm_testing::ScaleV5());
-  ASSERT_TRUE(WriteNpyFile(dir + "/s.npy", Array(DType::kFloat32, {2, 2}, tvm_testing::ScaleInput())).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/s.npy", NpyOf(DType::kFloat32, {2, 2}, tvm_testing::ScaleInput())).ok());
   r = Mlf({"run", v5, "--input", "input=" + dir + "/s.npy", "--output-dir", dir + "/v5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Values<float>(dir + "/v5/output.npy"), tvm_testing::ScaleExpected());
@@ -443,8 +437,8 @@ TEST(TvmCliTest, InspectAndVerifySayWhatRunDoes) {
 TEST(TvmCliTest, RunAndBenchOperatorStyle) {
   const std::string dir = FreshDir("cli_run_operator");
   const std::string op = Archive("run_operator", tvm_testing::OperatorV5());
-  ASSERT_TRUE(WriteNpyFile(dir + "/a.npy", Array(DType::kFloat32, {4}, std::vector<float>{1, 2, 3, 4})).ok());
-  ASSERT_TRUE(WriteNpyFile(dir + "/b.npy", Array(DType::kFloat32, {4}, std::vector<float>{10, 20, 30, 40.5f})).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/a.npy", NpyOf(DType::kFloat32, {4}, std::vector<float>{1, 2, 3, 4})).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/b.npy", NpyOf(DType::kFloat32, {4}, std::vector<float>{10, 20, 30, 40.5f})).ok());
   CommandResult r = Mlf({"run", op, "--input", "A=" + dir + "/a.npy", "--input", "B=" + dir + "/b.npy",
                          "--output-dir", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -474,7 +468,7 @@ TEST(TvmCliTest, RunAndBenchOperatorStyle) {
 
 TEST(TvmCliTest, RunAndBenchGraphExecutorArchives) {
   const std::string dir = FreshDir("cli_run_graph");
-  ASSERT_TRUE(WriteNpyFile(dir + "/x.npy", Array(DType::kFloat32, {1, 4}, tvm_testing::DenseInput())).ok());
+  ASSERT_TRUE(WriteNpyFile(dir + "/x.npy", NpyOf(DType::kFloat32, {1, 4}, tvm_testing::DenseInput())).ok());
   const std::vector<std::pair<Files, std::vector<float>>> cases = {
       {tvm_testing::GraphV6(), tvm_testing::GraphExpected()},
       {tvm_testing::GraphChainV6(), tvm_testing::GraphChainExpected()}};

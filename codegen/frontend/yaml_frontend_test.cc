@@ -457,57 +457,49 @@ TEST(YamlFrontend, InferenceErrorsNameTheNode) {
 // Parameter values
 
 TEST(YamlFrontend, InlineValuesMustMatchTheShape) {
-  auto param = [](const std::string& spec) {
-    return Import(Model("  w: " + spec + "\n", kRelu));
+  // Parameter `w` as written, and what the error says after "m.yaml:6: parameter 'w': ".
+  struct Case {
+    const char* spec;
+    const char* problem;
   };
-  ExpectError(param("{dtype: float32, shape: [2, 4], values: [1, 2, 3, 4, 5, 6]}"),
-              StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': 'values' has 6 values but shape [2, 4] needs 8");
-  ExpectError(param("{dtype: float32, shape: [2, 2], values: [[1, 2], [3, 4, 5]]}"),
-              StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/1 has 3 entries but dimension 1 of "
-              "shape [2, 2] is 2");
-  ExpectError(param("{dtype: float32, shape: [2, 2], values: [[1, 2], 3]}"),
-              StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/1 has 1 value but dimension 1 of "
-              "shape [2, 2] is 2");
-  ExpectError(param("{dtype: float32, shape: [2], values: [[1], [2]]}"),
-              StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/0 is a list, but shape [2] has only "
-              "1 dimensions");
-  ExpectError(param("{dtype: float32, shape: [2], values: 1}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': 'values' is a single value but shape [2] needs 2 values");
-  ExpectError(param("{dtype: int32, shape: [2], values: [1, 2.5]}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/1: value 2.5 is not an integer "
-              "(dtype int32)");
-  ExpectError(param("{dtype: uint8, shape: [2], values: [1, 256]}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/1: value 256 is out of range (dtype "
-              "uint8)");
-  ExpectError(param("{dtype: uint8, shape: [1], values: [-1]}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/0: value -1 is out of range (dtype "
-              "uint8)");
-  ExpectError(param("{dtype: float32, shape: [1], values: [1e39]}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/0: value 1e+39 is out of range (dtype "
-              "float32)");
-  ExpectError(param("{dtype: int16, shape: [1], values: [.nan]}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/0: value .nan is not an integer "
-              "(dtype int16)");
-  ExpectError(param("{dtype: float32, shape: [1], values: [true]}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/0: expected a number, got true (dtype "
-              "float32)");
-  ExpectError(param("{dtype: bool, shape: [1], values: [2]}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/values/0: expected true or false (or 0 or "
-              "1), got 2 (dtype bool)");
-  ExpectError(param("{dtype: int8, shape: [3], fill: 1000}"), StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': /parameters/w/fill: value 1000 is out of range (dtype "
-              "int8)");
-  ExpectError(param("{dtype: int32, shape: [2], random: {seed: 1, distribution: uniform, low: 0, high: 1}}"),
-              StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': random values need a floating-point dtype, not int32 (use "
-              "values, fill or npy)");
-  ExpectError(param("{dtype: float32, shape: [2], random: {seed: 1, distribution: uniform, low: 1, high: 0}}"),
-              StatusCode::kInvalidArgument,
-              "m.yaml:6: parameter 'w': random low (1) is greater than high (0)");
+  const Case cases[] = {
+      {"{dtype: float32, shape: [2, 4], values: [1, 2, 3, 4, 5, 6]}",
+       "'values' has 6 values but shape [2, 4] needs 8"},
+      {"{dtype: float32, shape: [2, 2], values: [[1, 2], [3, 4, 5]]}",
+       "/parameters/w/values/1 has 3 entries but dimension 1 of shape [2, 2] is 2"},
+      {"{dtype: float32, shape: [2, 2], values: [[1, 2], 3]}",
+       "/parameters/w/values/1 has 1 value but dimension 1 of shape [2, 2] is 2"},
+      {"{dtype: float32, shape: [2], values: [[1], [2]]}",
+       "/parameters/w/values/0 is a list, but shape [2] has only 1 dimensions"},
+      {"{dtype: float32, shape: [2], values: 1}",
+       "'values' is a single value but shape [2] needs 2 values"},
+      {"{dtype: int32, shape: [2], values: [1, 2.5]}",
+       "/parameters/w/values/1: value 2.5 is not an integer (dtype int32)"},
+      {"{dtype: uint8, shape: [2], values: [1, 256]}",
+       "/parameters/w/values/1: value 256 is out of range (dtype uint8)"},
+      {"{dtype: uint8, shape: [1], values: [-1]}",
+       "/parameters/w/values/0: value -1 is out of range (dtype uint8)"},
+      {"{dtype: float32, shape: [1], values: [1e39]}",
+       "/parameters/w/values/0: value 1e+39 is out of range (dtype float32)"},
+      {"{dtype: int16, shape: [1], values: [.nan]}",
+       "/parameters/w/values/0: value .nan is not an integer (dtype int16)"},
+      {"{dtype: float32, shape: [1], values: [true]}",
+       "/parameters/w/values/0: expected a number, got true (dtype float32)"},
+      {"{dtype: bool, shape: [1], values: [2]}",
+       "/parameters/w/values/0: expected true or false (or 0 or 1), got 2 (dtype bool)"},
+      {"{dtype: int8, shape: [3], fill: 1000}",
+       "/parameters/w/fill: value 1000 is out of range (dtype int8)"},
+      {"{dtype: int32, shape: [2], random: {seed: 1, distribution: uniform, low: 0, high: 1}}",
+       "random values need a floating-point dtype, not int32 (use values, fill or npy)"},
+      {"{dtype: float32, shape: [2], random: {seed: 1, distribution: uniform, low: 1, high: 0}}",
+       "random low (1) is greater than high (0)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.spec);
+    ExpectError(Import(Model(std::string("  w: ") + c.spec + "\n", kRelu)),
+                StatusCode::kInvalidArgument,
+                std::string("m.yaml:6: parameter 'w': ") + c.problem);
+  }
 }
 
 TEST(YamlFrontend, NpyParameters) {

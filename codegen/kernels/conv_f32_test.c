@@ -9,17 +9,6 @@
 #include "kernel_test_util.h"
 #include "mlf_kernel_conv_f32.h"
 
-static void pack(const float* w, int m, int k, float* out) {
-  const int panels = m / 8;
-  int p, r, kk;
-  for (p = 0; p < panels; ++p) {
-    for (kk = 0; kk < k; ++kk) {
-      for (r = 0; r < 8; ++r) out[(p * k + kk) * 8 + r] = w[(p * 8 + r) * k + kk];
-    }
-  }
-  memcpy(out + panels * 8 * k, w + panels * 8 * k, sizeof(float) * (size_t)(m - panels * 8) * k);
-}
-
 static int out_size(int in, int k, int s, int d, int pb, int pe) {
   return (in + pb + pe - ((k - 1) * d + 1)) / s + 1;
 }
@@ -48,7 +37,7 @@ static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, in
   mlfk_test_fill(x, (size_t)n * c * h * w, 11u);
   mlfk_test_fill(wt, (size_t)m * k, 13u);
   mlfk_test_fill(bias, (size_t)m, 17u);
-  pack(wt, m, k, packed);
+  mlfk_test_pack(wt, m, k, packed);
   mlfk_conv2d_f32_with(isa, &s, x, packed, bias, y, scratch, lo, hi);
   snprintf(what, sizeof what, "conv n=%d c=%d %dx%d m=%d k=%dx%d s=%d,%d d=%d,%d pads=%d,%d,%d,%d chunk=%d",
            n, c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, chunk);

@@ -9,18 +9,6 @@
 #include "kernel_test_util.h"
 #include "mlf_kernel_gemm_f32.h"
 
-/* The packed layout of mlf_kernel_gemm_f32.h, written out independently. */
-static void pack(const float* w, int m, int k, float* out) {
-  const int panels = m / 8;
-  int p, r, kk;
-  for (p = 0; p < panels; ++p) {
-    for (kk = 0; kk < k; ++kk) {
-      for (r = 0; r < 8; ++r) out[(p * k + kk) * 8 + r] = w[(p * 8 + r) * k + kk];
-    }
-  }
-  memcpy(out + panels * 8 * k, w + panels * 8 * k, sizeof(float) * (size_t)(m - panels * 8) * k);
-}
-
 static void check(int isa, int m, int n, int k, int with_bias, float lo, float hi) {
   const int ldb = n + 3, ldc = n + 5;
   float* a = calloc((size_t)(m * k + 1), sizeof(float));
@@ -35,7 +23,7 @@ static void check(int isa, int m, int n, int k, int with_bias, float lo, float h
   mlfk_test_fill(bias, (size_t)m, 3u);
   /* A sentinel in the padding columns of C shows writes past n. */
   for (i = 0; i < m * ldc; ++i) c[i] = 1234.5f;
-  pack(a, m, k, packed);
+  mlfk_test_pack(a, m, k, packed);
   mlfk_gemm_f32_with(isa, m, n, k, packed, b, ldb, with_bias ? bias : NULL, c, ldc, lo, hi);
   snprintf(what, sizeof what, "gemm m=%d n=%d k=%d bias=%d lo=%g hi=%g", m, n, k, with_bias,
            (double)lo, (double)hi);
@@ -68,7 +56,7 @@ static void check_nan(int isa) {
   int i;
   for (i = 0; i < 8; ++i) a[i] = 1.0f;
   for (i = 0; i < 32; ++i) b[i] = i == 5 ? NAN : 1.0f;
-  pack(a, 8, 1, packed);
+  mlfk_test_pack(a, 8, 1, packed);
   mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, c, 4, -HUGE_VALF, HUGE_VALF);
   mlfk_test_expect_close("nan, no clamp", isa, 1, c[1], NAN, 0);
   mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, c, 4, 0.0f, HUGE_VALF);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mlf_kernel_common.h"
 
@@ -20,6 +21,20 @@ MLFK_FN float mlfk_test_value(unsigned* state) {
 MLFK_FN void mlfk_test_fill(float* v, size_t n, unsigned seed) {
   size_t i;
   for (i = 0; i < n; ++i) v[i] = mlfk_test_value(&seed);
+}
+
+/* The packed weight layout of mlf_kernel_gemm_f32.h (panels of 8 rows,
+ * k-major; the rows after the last whole panel as they are), written out
+ * independently of the kernels' own packing: m x k `w` into `out`. */
+MLFK_FN void mlfk_test_pack(const float* w, int m, int k, float* out) {
+  const int panels = m / 8;
+  int p, r, kk;
+  for (p = 0; p < panels; ++p) {
+    for (kk = 0; kk < k; ++kk) {
+      for (r = 0; r < 8; ++r) out[(p * k + kk) * 8 + r] = w[(p * 8 + r) * k + kk];
+    }
+  }
+  memcpy(out + panels * 8 * k, w + panels * 8 * k, sizeof(float) * (size_t)(m - panels * 8) * k);
 }
 
 MLFK_FN const char* mlfk_test_isa_name(int isa) {

@@ -46,22 +46,6 @@ constexpr int64_t kOw = 16;
 
 std::string S(int64_t v) { return std::to_string(v); }
 
-// "a * b" / "a" / "0" for an index term with a constant factor.
-std::string Times(const std::string& a, int64_t b) {
-  if (b == 0) return "0";
-  if (b == 1) return a;
-  return a + " * " + S(b);
-}
-
-// "e + c" / "e - c" / "e" (folded when e is a number).
-std::string PlusConst(const std::string& e, int64_t c) {
-  if (c == 0) return e;
-  if (!e.empty() && e.find_first_not_of("0123456789") == std::string::npos) {
-    return S(std::stoll(e) + c);
-  }
-  return e + (c > 0 ? " + " + S(c) : " - " + S(-c));
-}
-
 struct ConvShape {
   int64_t n, c, m, group, cg, mg;  // batch, in channels, out channels, groups, per group
   Window w;
@@ -727,23 +711,9 @@ bool ConvSuitsKernel(const ir::Node& node, const ir::Graph& graph) {
 }
 
 void RegisterConvOps(std::vector<OpDef>* table) {
-  OpDef conv;
-  conv.name = "Conv";
-  conv.infer = InferConv;
-  conv.evaluate = EvaluateConv;
-  conv.emit = EmitConv;
-  conv.macs = ConvMacs;
-  conv.scratch = ConvScratch;
-  conv.fuses_activation = true;
-  table->push_back(conv);
-
-  OpDef convt;
-  convt.name = "ConvTranspose";
-  convt.infer = InferConvTranspose;
-  convt.evaluate = EvaluateConvTranspose;
-  convt.emit = EmitConvTranspose;
-  convt.macs = ConvTransposeMacs;
-  table->push_back(convt);
+  table->push_back(OpDef{"Conv", InferConv, EvaluateConv, EmitConv, ConvMacs, ConvScratch, true});
+  table->push_back(OpDef{"ConvTranspose", InferConvTranspose, EvaluateConvTranspose,
+                         EmitConvTranspose, ConvTransposeMacs, nullptr, false});
 }
 
 }  // namespace mlf::ops

@@ -110,15 +110,27 @@ int64_t FloorDiv(int64_t n, int64_t d) {
 
 int64_t CeilDiv(int64_t n, int64_t d) { return -FloorDiv(-n, d); }
 
+namespace {
+
+// What both windows read alike: the input, kernel_shape (or the weight's),
+// strides and dilations into `w`; returns pads (begin and end per axis).
+Result<std::vector<int64_t>> ReadWindow(const ir::Node& node, const std::vector<int64_t>& in_spatial,
+                                        const std::vector<int64_t>& weight_kernel, Window* w) {
+  const size_t rank = in_spatial.size();
+  w->in = in_spatial;
+  MLF_ASSIGN_OR_RETURN(w->kernel, Kernel(node, rank, weight_kernel));
+  MLF_ASSIGN_OR_RETURN(w->strides, AxisInts(node, "strides", rank, 1, 1, 1));
+  MLF_ASSIGN_OR_RETURN(w->dilations, AxisInts(node, "dilations", rank, 1, 1, 1));
+  return AxisInts(node, "pads", rank, 2, 0, 0);
+}
+
+}  // namespace
+
 Result<Window> ForwardWindow(const ir::Node& node, const std::vector<int64_t>& in_spatial,
                              const std::vector<int64_t>& weight_kernel, WindowKind kind) {
   const size_t rank = in_spatial.size();
   Window w;
-  w.in = in_spatial;
-  MLF_ASSIGN_OR_RETURN(w.kernel, Kernel(node, rank, weight_kernel));
-  MLF_ASSIGN_OR_RETURN(w.strides, AxisInts(node, "strides", rank, 1, 1, 1));
-  MLF_ASSIGN_OR_RETURN(w.dilations, AxisInts(node, "dilations", rank, 1, 1, 1));
-  MLF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, AxisInts(node, "pads", rank, 2, 0, 0));
+  MLF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ReadWindow(node, in_spatial, weight_kernel, &w));
   MLF_ASSIGN_OR_RETURN(std::string auto_pad, AutoPad(node));
   bool ceil_mode = false;
   if (kind != WindowKind::kConv) {
@@ -163,11 +175,7 @@ Result<Window> TransposedWindow(const ir::Node& node, const std::vector<int64_t>
                                 const std::vector<int64_t>& weight_kernel) {
   const size_t rank = in_spatial.size();
   Window w;
-  w.in = in_spatial;
-  MLF_ASSIGN_OR_RETURN(w.kernel, Kernel(node, rank, weight_kernel));
-  MLF_ASSIGN_OR_RETURN(w.strides, AxisInts(node, "strides", rank, 1, 1, 1));
-  MLF_ASSIGN_OR_RETURN(w.dilations, AxisInts(node, "dilations", rank, 1, 1, 1));
-  MLF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, AxisInts(node, "pads", rank, 2, 0, 0));
+  MLF_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ReadWindow(node, in_spatial, weight_kernel, &w));
   MLF_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad,
                        AxisInts(node, "output_padding", rank, 1, 0, 0));
   MLF_ASSIGN_OR_RETURN(std::string auto_pad, AutoPad(node));

@@ -23,12 +23,6 @@ constexpr DType kAllNumeric[] = {DType::kInt8,   DType::kInt16,  DType::kInt32, 
 
 bool IsFloatForScale(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
 
-std::vector<double> Values(const HostTensor& t) {
-  std::vector<double> v;
-  for (uint64_t i = 0; i < t.element_count(); ++i) v.push_back(t.GetDouble(i));
-  return v;
-}
-
 std::string Describe(DType a, const Shape& sa, DType b, const Shape& sb) {
   return std::string(DTypeName(a)) + FormatShape(sa) + " , " + DTypeName(b) + FormatShape(sb);
 }

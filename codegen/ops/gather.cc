@@ -128,13 +128,8 @@ Status GatherEmit(const EmitContext& ctx, std::string* body) {
 }  // namespace
 
 void RegisterGatherOps(std::vector<OpDef>* table) {
-  OpDef gather;
-  gather.name = "Gather";
-  gather.infer = GatherInfer;
-  gather.evaluate = GatherEvaluate;
-  gather.emit = GatherEmit;
   // No macs (it only moves data) and no scratch (it writes its output directly).
-  table->push_back(gather);
+  table->push_back({"Gather", GatherInfer, GatherEvaluate, GatherEmit});
 }
 
 }  // namespace mlf::ops

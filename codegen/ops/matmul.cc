@@ -605,22 +605,9 @@ uint64_t GemmMacs(const ir::Node& node, const ir::Graph& graph) {
 }  // namespace
 
 void RegisterMatMulOps(std::vector<OpDef>* table) {
-  OpDef matmul;
-  matmul.name = "MatMul";
-  matmul.infer = InferMatMul;
-  matmul.evaluate = EvaluateMatMul;
-  matmul.emit = EmitMatMul;
-  matmul.macs = MatMulMacs;
-  table->push_back(matmul);
-
-  OpDef gemm;
-  gemm.name = "Gemm";
-  gemm.infer = InferGemm;
-  gemm.evaluate = EvaluateGemm;
-  gemm.emit = EmitGemm;
-  gemm.macs = GemmMacs;
-  gemm.fuses_activation = true;
-  table->push_back(gemm);
+  table->push_back(
+      OpDef{"MatMul", InferMatMul, EvaluateMatMul, EmitMatMul, MatMulMacs, nullptr, false});
+  table->push_back(OpDef{"Gemm", InferGemm, EvaluateGemm, EmitGemm, GemmMacs, nullptr, true});
 }
 
 }  // namespace mlf::ops

@@ -17,12 +17,6 @@ namespace {
 using ir::HostTensor;
 using Shape = std::vector<int64_t>;
 
-std::vector<double> Values(const HostTensor& t) {
-  std::vector<double> v;
-  for (uint64_t i = 0; i < t.element_count(); ++i) v.push_back(t.GetDouble(i));
-  return v;
-}
-
 void ExpectNear(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;

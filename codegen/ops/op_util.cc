@@ -337,6 +337,20 @@ std::string IndexExpr(int64_t base, const Terms& terms) {
   return s.empty() ? "0" : s;
 }
 
+std::string Times(const std::string& a, int64_t b) {
+  if (b == 0) return "0";
+  if (b == 1) return a;
+  return a + " * " + Num(b);
+}
+
+std::string PlusConst(const std::string& e, int64_t c) {
+  if (c == 0) return e;
+  if (!e.empty() && e.find_first_not_of("0123456789") == std::string::npos) {
+    return Num(std::stoll(e) + c);
+  }
+  return e + (c > 0 ? " + " + Num(c) : " - " + Num(-c));
+}
+
 namespace {
 
 std::string Index(int64_t base, const Terms& terms) { return IndexExpr(base, terms); }

@@ -169,6 +169,12 @@ const char* IndexType(int64_t max_value);
 // arithmetic: the value must be non-negative, terms may be negative).
 using Terms = std::vector<std::pair<std::string, int64_t>>;
 std::string IndexExpr(int64_t base, const Terms& terms);
+// "a * b", or "a" when b is 1 and "0" when b is 0: an index term with a
+// constant factor.
+std::string Times(const std::string& a, int64_t b);
+// "e + c" / "e - c" / "e", folded into one number when `e` is a
+// non-negative decimal number.
+std::string PlusConst(const std::string& e, int64_t c);
 
 // dst[dst_offset + sum(i_d * dst_stride_d)] = src[src_offset + sum(i_d * src_stride_d)]
 // for every index tuple i over `len`s (outer to inner). Strides may be

@@ -176,6 +176,13 @@ TEST(OpUtil, CText) {
   EXPECT_EQ(IndexExpr(0, {}), "0");
   EXPECT_EQ(IndexExpr(5, {{"i", 1}, {"j", -4}, {"k", 0}}), "5 + i - j * 4");
   EXPECT_EQ(IndexExpr(0, {{"j", -1}}), "0 - j");
+  EXPECT_EQ(Times("i", 0), "0");
+  EXPECT_EQ(Times("i", 1), "i");
+  EXPECT_EQ(Times("i", 3), "i * 3");
+  EXPECT_EQ(PlusConst("i * 3", 0), "i * 3");
+  EXPECT_EQ(PlusConst("i * 3", 2), "i * 3 + 2");
+  EXPECT_EQ(PlusConst("i * 3", -2), "i * 3 - 2");
+  EXPECT_EQ(PlusConst("7", -2), "5");
   EXPECT_EQ(StaticTable("  ", "uint16_t", "t", {1, 2147483648}),
             "  static const uint16_t t[2] = {\n      1, 2147483648u\n  };\n");
   EXPECT_EQ(IndexType(65535), std::string("uint16_t"));

@@ -34,20 +34,6 @@ const std::vector<DType> kMaxPoolDTypes = {DType::kFloat32, DType::kFloat64, DTy
 
 std::string S(int64_t v) { return std::to_string(v); }
 
-std::string Times(const std::string& a, int64_t b) {
-  if (b == 0) return "0";
-  if (b == 1) return a;
-  return a + " * " + S(b);
-}
-
-std::string PlusConst(const std::string& e, int64_t c) {
-  if (c == 0) return e;
-  if (!e.empty() && e.find_first_not_of("0123456789") == std::string::npos) {
-    return S(std::stoll(e) + c);
-  }
-  return e + (c > 0 ? " + " + S(c) : " - " + S(-c));
-}
-
 // The lowest value of a dtype (MaxPool's starting point) as a double.
 double Lowest(DType t) {
   switch (t) {
@@ -426,22 +412,11 @@ uint64_t GlobalPoolMacs(const ir::Node& node, const ir::Graph& graph) {
 
 void RegisterPoolOps(std::vector<OpDef>* table) {
   for (const char* name : {"MaxPool", "AveragePool"}) {
-    OpDef d;
-    d.name = name;
-    d.infer = InferPool;
-    d.evaluate = EvaluatePool;
-    d.emit = EmitPool;
-    d.macs = PoolMacs;
-    table->push_back(d);
+    table->push_back(OpDef{name, InferPool, EvaluatePool, EmitPool, PoolMacs, nullptr, false});
   }
   for (const char* name : {"GlobalAveragePool", "GlobalMaxPool"}) {
-    OpDef d;
-    d.name = name;
-    d.infer = InferGlobalPool;
-    d.evaluate = EvaluateGlobalPool;
-    d.emit = EmitGlobalPool;
-    d.macs = GlobalPoolMacs;
-    table->push_back(d);
+    table->push_back(OpDef{name, InferGlobalPool, EvaluateGlobalPool, EmitGlobalPool,
+                           GlobalPoolMacs, nullptr, false});
   }
 }
 

@@ -17,12 +17,6 @@ namespace {
 using ir::HostTensor;
 using Shape = std::vector<int64_t>;
 
-std::vector<double> Values(const HostTensor& t) {
-  std::vector<double> v;
-  for (uint64_t i = 0; i < t.element_count(); ++i) v.push_back(t.GetDouble(i));
-  return v;
-}
-
 HostTensor Axes(const std::vector<double>& axes) {
   return MakeTensor(DType::kInt64, {static_cast<int64_t>(axes.size())}, axes);
 }

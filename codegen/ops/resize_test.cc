@@ -43,6 +43,16 @@ void AddResize(OpTest& t, DType d, const Shape& shape, const ResizeArgs& a) {
   if (a.extrapolation != 0) t.Attr("extrapolation_value", a.extrapolation);
 }
 
+// A nearest Resize to `sizes`, with coordinate transformation and nearest
+// modes `coord` and `nearest` ("": ONNX's defaults).
+ResizeArgs NearestToSizes(Shape sizes, std::string coord = "", std::string nearest = "") {
+  ResizeArgs a;
+  a.sizes = std::move(sizes);
+  a.coord = std::move(coord);
+  a.nearest = std::move(nearest);
+  return a;
+}
+
 HostTensor Iota1(const Shape& shape) {  // 1, 2, 3, ... as float32
   HostTensor t = HostTensor::Zeros(DType::kFloat32, shape);
   for (uint64_t i = 0; i < t.element_count(); ++i) t.SetDouble(i, static_cast<double>(i + 1));
@@ -86,47 +96,33 @@ TEST(Resize, OnnxNearestExamples) {
   }
   {
     SCOPED_TRACE("test_resize_upsample_sizes_nearest");
-    ResizeArgs a;
-    a.sizes = {1, 1, 7, 8};
-    ExpectResize(Iota1({1, 1, 2, 2}), a, {1, 1, 7, 8}, Separable({0, 0, 0, 0, 1, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1}, 2));
+    ExpectResize(Iota1({1, 1, 2, 2}), NearestToSizes({1, 1, 7, 8}),
+                 {1, 1, 7, 8}, Separable({0, 0, 0, 0, 1, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1}, 2));
   }
   {
     SCOPED_TRACE("test_resize_downsample_sizes_nearest");
-    ResizeArgs a;
-    a.sizes = {1, 1, 1, 3};
-    ExpectResize(Iota1({1, 1, 2, 4}), a, {1, 1, 1, 3}, {1, 2, 4});
+    ExpectResize(Iota1({1, 1, 2, 4}), NearestToSizes({1, 1, 1, 3}), {1, 1, 1, 3}, {1, 2, 4});
   }
   const std::vector<int> ceil = {0, 1, 1, 2, 2, 3, 3, 3}, floor = {0, 0, 0, 1, 1, 2, 2, 3};
   {
     SCOPED_TRACE("test_resize_upsample_sizes_nearest_ceil_half_pixel");
-    ResizeArgs a;
-    a.sizes = {1, 1, 8, 8};
-    a.coord = "half_pixel";
-    a.nearest = "ceil";
-    ExpectResize(Iota1({1, 1, 4, 4}), a, {1, 1, 8, 8}, Separable(ceil, ceil, 4));
+    ExpectResize(Iota1({1, 1, 4, 4}), NearestToSizes({1, 1, 8, 8}, "half_pixel", "ceil"),
+                 {1, 1, 8, 8}, Separable(ceil, ceil, 4));
   }
   {
     SCOPED_TRACE("test_resize_upsample_sizes_nearest_floor_align_corners");
-    ResizeArgs a;
-    a.sizes = {1, 1, 8, 8};
-    a.coord = "align_corners";
-    a.nearest = "floor";
-    ExpectResize(Iota1({1, 1, 4, 4}), a, {1, 1, 8, 8}, Separable(floor, floor, 4));
+    ExpectResize(Iota1({1, 1, 4, 4}), NearestToSizes({1, 1, 8, 8}, "align_corners", "floor"),
+                 {1, 1, 8, 8}, Separable(floor, floor, 4));
   }
   {
     SCOPED_TRACE("test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric");
-    ResizeArgs a;
-    a.sizes = {1, 1, 8, 8};
-    a.coord = "asymmetric";
-    a.nearest = "round_prefer_ceil";
-    ExpectResize(Iota1({1, 1, 4, 4}), a, {1, 1, 8, 8}, Separable(ceil, ceil, 4));
+    ExpectResize(Iota1({1, 1, 4, 4}), NearestToSizes({1, 1, 8, 8}, "asymmetric", "round_prefer_ceil"),
+                 {1, 1, 8, 8}, Separable(ceil, ceil, 4));
   }
   {
     SCOPED_TRACE("test_resize_downsample_sizes_nearest_tf_half_pixel_for_nn");
-    ResizeArgs a;
-    a.sizes = {1, 1, 3, 2};
-    a.coord = "tf_half_pixel_for_nn";
-    ExpectResize(Iota1({1, 1, 4, 4}), a, {1, 1, 3, 2}, {6, 8, 10, 12, 14, 16});
+    ExpectResize(Iota1({1, 1, 4, 4}), NearestToSizes({1, 1, 3, 2}, "tf_half_pixel_for_nn"),
+                 {1, 1, 3, 2}, {6, 8, 10, 12, 14, 16});
   }
 }
 

@@ -29,12 +29,6 @@ inline ir::HostTensor Int64s(const std::vector<int64_t>& v) {
   return t;
 }
 
-inline std::vector<double> Values(const ir::HostTensor& t) {
-  std::vector<double> v;
-  for (uint64_t i = 0; i < t.element_count(); ++i) v.push_back(t.GetDouble(i));
-  return v;
-}
-
 // 0, 1, 2, ... as `dtype`.
 inline ir::HostTensor Iota(DType dtype, std::vector<int64_t> shape) {
   ir::HostTensor t = ir::HostTensor::Zeros(dtype, std::move(shape));

@@ -39,9 +39,9 @@ void AddSlice(OpTest& t, DType d, const Shape& shape, const SliceArgs& a) {
   t.Output("y");
 }
 
-std::vector<double> SliceValues(const HostTensor& x, const SliceArgs& a, Shape* shape) {
-  OpTest t("Slice");
-  AddSlice(t, x.dtype, x.shape, a);
+// The reference output of `t` (one input, `x`) and, in `shape`, its shape,
+// which must be the one infer() gives.
+std::vector<double> ReferenceValues(OpTest& t, const HostTensor& x, Shape* shape) {
   const Status s = t.Infer();
   EXPECT_TRUE(s.ok()) << s.ToString();
   auto y = t.Evaluate({x});
@@ -50,6 +50,12 @@ std::vector<double> SliceValues(const HostTensor& x, const SliceArgs& a, Shape* 
   *shape = (*y)[0].shape;
   EXPECT_EQ(*shape, t.graph().value(t.node().outputs[0]).shape);
   return Values((*y)[0]);
+}
+
+std::vector<double> SliceValues(const HostTensor& x, const SliceArgs& a, Shape* shape) {
+  OpTest t("Slice");
+  AddSlice(t, x.dtype, x.shape, a);
+  return ReferenceValues(t, x, shape);
 }
 
 TEST(Slice, DocumentationExamples) {
@@ -153,14 +159,7 @@ std::vector<double> PadValues(const HostTensor& x, const Shape& pads, const std:
                               const HostTensor* value = nullptr) {
   OpTest t("Pad");
   AddPad(t, x.dtype, x.shape, pads, mode, value);
-  const Status s = t.Infer();
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  auto y = t.Evaluate({x});
-  EXPECT_TRUE(y.ok()) << y.status().ToString();
-  if (!y.ok()) return {};
-  *shape = (*y)[0].shape;
-  EXPECT_EQ(*shape, t.graph().value(t.node().outputs[0]).shape);
-  return Values((*y)[0]);
+  return ReferenceValues(t, x, shape);
 }
 
 TEST(Pad, DocumentationExamples) {

@@ -16,6 +16,7 @@
 
 #include "artifact/toolchain/host_build.h"
 #include "tvm/compat/compat.h"
+#include "tvm/compat/testing/generated_run.h"
 #include "tvm/compat/graph_source.h"
 #include "tvm/format/tvm_params.h"
 
@@ -167,36 +168,15 @@ int32_t k_neg(void* args, int32_t* codes, int32_t n, void* r, int32_t* rc, void*
 }
 )";
 
-using RunFn = int32_t (*)(void* const*, void* const*, void*);
-
 TEST(GraphSourceTest, TheGeneratedFunctionRunsReentrantlyWithTheRuntime) {
   Result<GraphPlan> plan = PlanGraph(Module(), Graph().dump(), Params());
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   const std::string source = GraphRunSource("m", "m", "graph.json", *plan);
-  // No mutable static data: every static declaration is a function or const.
-  std::istringstream lines(source);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t start = line.find_first_not_of(' ');
-    if (start == std::string::npos || line.compare(start, 7, "static ") != 0) continue;
-    EXPECT_TRUE(line.find("const ") != std::string::npos || line.find('(') != std::string::npos) << line;
-  }
-  std::vector<StagedFile> files = {{"kernels.c", kKernels},
-                                   {"graph.c", source},
-                                   {"wrapper.c", GraphEntryWrapperSource("m")}};
-  for (const File& f : Files()) files.push_back({"mlf_tvm/" + std::string(f.path), std::string(f.content)});
-  HostBuildConfig config;
-  config.flags = {"-O2", "-fPIC", "-std=gnu11", "-Wall", "-Werror", "-Wno-unused-parameter"};
-  config.include_dirs = {"mlf_tvm/include"};
-  char dir[] = "/tmp/graph_plan_test_XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string so = std::string(dir) + "/m.so";
-  Status built = BuildHostLibrary(files, {"kernels.c", "graph.c", "wrapper.c", "mlf_tvm/src/mlf_tvm_runtime.c"},
-                                  so, config);
-  ASSERT_TRUE(built.ok()) << built.ToString() << "\n" << source;
-  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(handle, nullptr) << dlerror();
-  auto run = reinterpret_cast<RunFn>(dlsym(handle, EntrySymbol("m").c_str()));
-  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(testing::MutableStaticLines(source), std::vector<std::string>{});
+  testing::LoadedRun lib;
+  Status loaded = testing::BuildAndLoad("graph_plan_test", kKernels, "graph.c", source, GraphEntryWrapperSource("m"), &lib);
+  ASSERT_TRUE(loaded.ok()) << loaded.ToString() << "\n" << source;
+  const testing::RunFn run = lib.run;
 
   auto once = [&](float base, float* out) {
     alignas(64) uint8_t workspace[192];
@@ -223,9 +203,6 @@ TEST(GraphSourceTest, TheGeneratedFunctionRunsReentrantlyWithTheRuntime) {
   }
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(wrong, std::vector<int>(4, 0));
-  dlclose(handle);
-  unlink(so.c_str());
-  rmdir(dir);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "artifact/toolchain/host_build.h"
 #include "tvm/compat/compat.h"
+#include "tvm/compat/testing/generated_run.h"
 
 namespace mlf::tvm_compat {
 namespace {
@@ -98,37 +99,16 @@ int32_t k_add(void* args, int32_t* codes, int32_t n, void* r, int32_t* rc, void*
 }
 )";
 
-using RunFn = int32_t (*)(void* const*, void* const*, void*);
-
 TEST(OperatorSourceTest, TheGeneratedFunctionCallsEachOperatorOverTheOutputs) {
   const TvmModuleInfo tvm = TwoFunctions();
   Result<std::vector<TensorInfo>> buffers = OperatorBuffers("m", tvm);
   ASSERT_TRUE(buffers.ok()) << buffers.status().ToString();
   const std::string source = OperatorRunSource("m", "m", tvm, *buffers);
-  // No mutable static data: every static declaration is a function or const.
-  std::istringstream lines(source);
-  for (std::string line; std::getline(lines, line);) {
-    const size_t start = line.find_first_not_of(' ');
-    if (start == std::string::npos || line.compare(start, 7, "static ") != 0) continue;
-    EXPECT_TRUE(line.find("const ") != std::string::npos || line.find('(') != std::string::npos) << line;
-  }
-  std::vector<StagedFile> files = {{"kernels.c", kKernels},
-                                   {"operators.c", source},
-                                   {"wrapper.c", OperatorEntryWrapperSource("m")}};
-  for (const File& f : Files()) files.push_back({"mlf_tvm/" + std::string(f.path), std::string(f.content)});
-  HostBuildConfig config;
-  config.flags = {"-O2", "-fPIC", "-std=gnu11", "-Wall", "-Werror", "-Wno-unused-parameter"};
-  config.include_dirs = {"mlf_tvm/include"};
-  char dir[] = "/tmp/operator_source_test_XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string so = std::string(dir) + "/m.so";
-  Status built = BuildHostLibrary(
-      files, {"kernels.c", "operators.c", "wrapper.c", "mlf_tvm/src/mlf_tvm_runtime.c"}, so, config);
-  ASSERT_TRUE(built.ok()) << built.ToString() << "\n" << source;
-  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(handle, nullptr) << dlerror();
-  auto run = reinterpret_cast<RunFn>(dlsym(handle, EntrySymbol("m").c_str()));
-  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(testing::MutableStaticLines(source), std::vector<std::string>{});
+  testing::LoadedRun lib;
+  Status loaded = testing::BuildAndLoad("operator_source_test", kKernels, "operators.c", source, OperatorEntryWrapperSource("m"), &lib);
+  ASSERT_TRUE(loaded.ok()) << loaded.ToString() << "\n" << source;
+  const testing::RunFn run = lib.run;
 
   alignas(16) uint8_t workspace[16];
   struct { void* workspace; const void* constants; uint64_t size; } pools = {workspace, nullptr, 16};
@@ -154,9 +134,6 @@ TEST(OperatorSourceTest, TheGeneratedFunctionCallsEachOperatorOverTheOutputs) {
   // k_scale's scratch does not fit an empty workspace: the allocator fails it.
   struct { void* workspace; const void* constants; uint64_t size; } none = {nullptr, nullptr, 0};
   EXPECT_EQ(run(inputs, outputs, &none), -9);
-  dlclose(handle);
-  unlink(so.c_str());
-  rmdir(dir);
 }
 
 }  // namespace

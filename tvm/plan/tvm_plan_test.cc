@@ -248,6 +248,16 @@ class RefusedTest : public ::testing::Test {
     m_ = &metadata_.modules.at("default");
   }
   TvmModulePlan Plan() const { return PlanTvmModule("default", *m_); }
+  // The three verdicts, each after its consumer's name for the module: "module
+  // 'default' (TVM archive, metadata version 7)" in mlf run's and mlf project's,
+  // "module 'default' (TVM metadata version 7)" in upgrade's.
+  static void ExpectVerdicts(const TvmModulePlan& p, const std::string& host,
+                             const std::string& firmware, const std::string& upgrade) {
+    const std::string archive = "module 'default' (TVM archive, metadata version 7)";
+    EXPECT_EQ(p.host.message(), archive + host);
+    EXPECT_EQ(p.firmware.message(), archive + firmware);
+    EXPECT_EQ(p.upgrade.message(), "module 'default' (TVM metadata version 7)" + upgrade);
+  }
   Metadata metadata_;
   ModuleMetadata* m_ = nullptr;
 };
@@ -257,20 +267,17 @@ TEST_F(RefusedTest, PackedApi) {
   m_->tvm->run_function.clear();
   const TvmModulePlan p = Plan();
   EXPECT_EQ(p.entry, TvmEntryStyle::kPackedApi);
-  EXPECT_EQ(p.host.message(),
-            "module 'default' (TVM archive, metadata version 7) has no C interface (no "
-            "tvmgen_default_run in codegen/host/include/tvmgen_default.h): it was built for TVM's "
-            "packed API; mlf run runs AOT modules built with interface-api=c and graph executor "
-            "modules");
-  EXPECT_EQ(p.firmware.message(),
-            "module 'default' (TVM archive, metadata version 7) has no C interface (no "
-            "tvmgen_default_run in codegen/host/include/tvmgen_default.h): it was built for TVM's "
-            "packed API; mlf project builds AOT modules built with interface-api=c");
-  EXPECT_EQ(p.upgrade.message(),
-            "module 'default' (TVM metadata version 7) has no C interface (no tvmgen_default_run in "
-            "its interface header): it was built for TVM's packed API; a version-8 archive runs TVM "
-            "AOT modules with the C interface and graph executor modules only, so upgrade cannot "
-            "make it runnable (mlf inspect and mlf verify read the original)");
+  const std::string packed = " has no C interface (no tvmgen_default_run in "
+                             "codegen/host/include/tvmgen_default.h): it was built for TVM's "
+                             "packed API; ";
+  ExpectVerdicts(p,
+                 packed + "mlf run runs AOT modules built with interface-api=c and graph executor "
+                          "modules",
+                 packed + "mlf project builds AOT modules built with interface-api=c",
+                 " has no C interface (no tvmgen_default_run in its interface header): it was "
+                 "built for TVM's packed API; a version-8 archive runs TVM AOT modules with the C "
+                 "interface and graph executor modules only, so upgrade cannot make it runnable "
+                 "(mlf inspect and mlf verify read the original)");
   for (const Status* s : {&p.host, &p.firmware, &p.upgrade}) {
     EXPECT_EQ(s->code(), StatusCode::kFailedPrecondition);
   }
@@ -281,18 +288,10 @@ TEST_F(RefusedTest, CallerPools) {
   const TvmModulePlan p = Plan();
   EXPECT_EQ(p.caller_pools, Names{"workspace_pools"});
   EXPECT_EQ(p.host.code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(p.host.message(),
-            "module 'default' (TVM archive, metadata version 7): its entry point tvmgen_default_run "
-            "also takes workspace_pools (workspace pools or devices the caller provides), which mlf "
-            "run does not provide");
-  EXPECT_EQ(p.firmware.message(),
-            "module 'default' (TVM archive, metadata version 7): its entry point tvmgen_default_run "
-            "also takes workspace_pools (workspace pools or devices the caller provides), which the "
-            "generated main.c does not provide");
-  EXPECT_EQ(p.upgrade.message(),
-            "module 'default' (TVM metadata version 7): its entry point tvmgen_default_run also "
-            "takes workspace_pools (workspace pools or devices the caller provides), which ABI "
-            "version 1 has no place for");
+  const std::string pools = ": its entry point tvmgen_default_run also takes workspace_pools "
+                            "(workspace pools or devices the caller provides), which ";
+  ExpectVerdicts(p, pools + "mlf run does not provide", pools + "the generated main.c does not provide",
+                 pools + "ABI version 1 has no place for");
 }
 
 TEST_F(RefusedTest, UnknownExecutor) {
@@ -301,15 +300,9 @@ TEST_F(RefusedTest, UnknownExecutor) {
   EXPECT_EQ(p.run_kind, TvmRunKind::kUnknown);
   EXPECT_EQ(p.executor_text, "vm");
   EXPECT_EQ(p.entry, TvmEntryStyle::kNone);
-  EXPECT_EQ(p.host.message(),
-            "module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf run runs "
-            "TVM's aot and graph executors");
-  EXPECT_EQ(p.firmware.message(),
-            "module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf project "
-            "builds TVM's aot and graph executors");
-  EXPECT_EQ(p.upgrade.message(),
-            "module 'default' (TVM metadata version 7) uses executor 'vm'; upgrade converts TVM's "
-            "aot and graph executors");
+  ExpectVerdicts(p, " uses executor 'vm'; mlf run runs TVM's aot and graph executors",
+                 " uses executor 'vm'; mlf project builds TVM's aot and graph executors",
+                 " uses executor 'vm'; upgrade converts TVM's aot and graph executors");
   for (const Status* s : {&p.host, &p.firmware, &p.upgrade}) {
     EXPECT_EQ(s->code(), StatusCode::kUnimplemented);
   }
@@ -320,13 +313,11 @@ TEST_F(RefusedTest, ObjectFilesOnly) {
   m_->tvm->object_files = {"codegen/host/lib/default_lib0.o"};
   const TvmModulePlan p = Plan();
   EXPECT_EQ(p.object_files, Names{"codegen/host/lib/default_lib0.o"});
-  const std::string who = "module 'default' (TVM archive, metadata version 7)";
   const std::string objects = " has no C sources, only object files of TVM's llvm target "
                               "(codegen/host/lib/default_lib0.o); ";
-  EXPECT_EQ(p.host.message(), who + objects + "mlf run compiles C sources");
-  EXPECT_EQ(p.firmware.message(), who + objects + "a firmware project compiles C sources");
-  EXPECT_EQ(p.upgrade.message(),
-            "module 'default' (TVM metadata version 7)" + objects + "version-8 archives carry C sources");
+  ExpectVerdicts(p, objects + "mlf run compiles C sources",
+                 objects + "a firmware project compiles C sources",
+                 objects + "version-8 archives carry C sources");
 }
 
 TEST_F(RefusedTest, CppSource) {
@@ -334,15 +325,10 @@ TEST_F(RefusedTest, CppSource) {
   const TvmModulePlan p = Plan();
   EXPECT_EQ(p.other_sources, Names{"codegen/host/src/default_lib2.cc"});
   EXPECT_EQ(p.host.code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(p.host.message(),
-            "module 'default' (TVM archive, metadata version 7): codegen/host/src/default_lib2.cc is "
-            "C++; mlf run compiles C sources only");
-  EXPECT_EQ(p.firmware.message(),
-            "module 'default' (TVM archive, metadata version 7): codegen/host/src/default_lib2.cc is "
-            "not C; a firmware project compiles C sources only");
-  EXPECT_EQ(p.upgrade.message(),
-            "module 'default' (TVM metadata version 7): codegen/host/src/default_lib2.cc is C++; "
-            "upgrade carries C sources only");
+  ExpectVerdicts(p, ": codegen/host/src/default_lib2.cc is C++; mlf run compiles C sources only",
+                 ": codegen/host/src/default_lib2.cc is not C; a firmware project compiles C "
+                 "sources only",
+                 ": codegen/host/src/default_lib2.cc is C++; upgrade carries C sources only");
 }
 
 TEST_F(RefusedTest, UnknownDtypeAndShape) {

@@ -167,6 +167,21 @@ Status AllClose(const std::vector<ir::HostTensor>& got, const std::vector<ir::Ho
   return Status::Ok();
 }
 
+Status GeneratedMatchesReference(OpTest& t, const std::vector<ir::HostTensor>& inputs, double rtol,
+                                 double atol) {
+  Result<std::vector<ir::HostTensor>> want = t.Evaluate(inputs);
+  if (!want.ok()) return want.status();
+  Result<std::vector<ir::HostTensor>> got = t.RunGenerated(inputs);
+  if (!got.ok()) return got.status();
+  return AllClose(*got, *want, rtol, atol);
+}
+
+std::vector<double> Values(const ir::HostTensor& t) {
+  std::vector<double> v;
+  for (uint64_t i = 0; i < t.element_count(); ++i) v.push_back(t.GetDouble(i));
+  return v;
+}
+
 ir::HostTensor MakeTensor(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
   ir::HostTensor t = ir::HostTensor::Zeros(dtype, std::move(shape));
   for (size_t i = 0; i < values.size() && i < t.element_count(); ++i) t.SetDouble(i, values[i]);

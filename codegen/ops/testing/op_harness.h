@@ -56,6 +56,13 @@ class OpTest {
 Status AllClose(const std::vector<ir::HostTensor>& got, const std::vector<ir::HostTensor>& want,
                 double rtol, double atol);
 
+// Evaluate() and RunGenerated() of `t` (infer() must have run) on `inputs`,
+// compared with AllClose: the first error of the three, or ok.
+Status GeneratedMatchesReference(OpTest& t, const std::vector<ir::HostTensor>& inputs, double rtol,
+                                 double atol);
+
+// Every element of `t` as a double, in order.
+std::vector<double> Values(const ir::HostTensor& t);
 // A tensor from values (converted to `dtype`).
 ir::HostTensor MakeTensor(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values);
 // A reproducible pseudo-random tensor (artifact/format/tensor_values.h FillRandom).
