@@ -49,7 +49,7 @@ quiet "$mlf" pack "$work/tiny_dense" -o "$archives/tiny_dense.tar.zst" --compres
 "$seed_gen" key "$work/fuzz.key"
 quiet "$mlf" sign "$archives/tiny_dense.tar" --key "$work/fuzz.key" -o "$archives/tiny_dense_signed.tar"
 quiet "$mlf" sign "$archives/tiny_dense.tar.gz" --key "$work/fuzz.key" -o "$archives/tiny_dense_signed.tar.gz"
-quiet "$mlf" export examples/tiny_cnn/model.yaml -o "$archives/tiny_cnn.tar" --no-host-lib
+quiet "$mlf" export examples/tiny_cnn/model.yaml -o "$archives/tiny_cnn.tar" --no-host-lib --keep-source
 quiet "$mlf" export examples/tiny_cnn/model.yaml -o "$archives/tiny_cnn_linked.tar.zst" \
   --no-host-lib --link-params --compress zstd
 quiet "$mlf" export examples/tiny_cnn/model.yaml:cnn fuzz/seeds/yaml/anchors.yaml:small \
