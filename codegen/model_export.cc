@@ -23,4 +23,17 @@ Result<ModuleArtifacts> CompileModelFile(const std::string& path, const std::str
   return artifacts;
 }
 
+nlohmann::json ExportDocument(const std::string& out, const Metadata& written,
+                              bool parameters_linked) {
+  nlohmann::json modules = nlohmann::json::array();
+  for (const auto& [name, m] : written.modules) {
+    modules.push_back({{"name", name},
+                       {"operators", m.operators.size()},
+                       {"workspace_bytes", m.memory.workspace_size_bytes},
+                       {"parameter_bytes", m.memory.constants_size_bytes},
+                       {"parameters_linked", parameters_linked}});
+  }
+  return {{"ok", true}, {"archive", out}, {"modules", modules}};
+}
+
 }  // namespace mlf

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "artifact/base/status.h"
 #include "codegen/archive_export.h"
 #include "codegen/compiler.h"
@@ -29,6 +31,12 @@ struct ModelFileOptions {
 Result<ModuleArtifacts> CompileModelFile(const std::string& path, const std::string& module,
                                          const ModelFileOptions& options,
                                          std::vector<std::string>* read_files = nullptr);
+
+// The document `mlf export --json` prints and mlfkit.export() returns
+// (docs/cli-json.md): the archive written and, per module, its operators,
+// workspace and parameter bytes. Without "schema_version"/"mlf_version".
+nlohmann::json ExportDocument(const std::string& out, const Metadata& written,
+                              bool parameters_linked);
 
 }  // namespace mlf
 

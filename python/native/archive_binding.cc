@@ -11,6 +11,7 @@
 #include "artifact/archive/sign.h"
 #include "artifact/archive/signature.h"
 #include "artifact/archive/verify.h"
+#include "artifact/archive/verify_document.h"
 #include "artifact/base/version.h"
 #include "codegen/model_export.h"
 #include "python/native/status_error.h"
@@ -35,25 +36,15 @@ Result<Compression> CompressionFrom(const std::string& text) {
   return InvalidArgument("compress must be 'none', 'gzip' or 'zstd', not '" + text + "'");
 }
 
-// The same fields as `mlf export --json` (docs/cli-json.md).
-pb::dict ExportReport(const std::string& out, const Metadata& written, bool linked) {
-  pb::list modules;
-  for (const auto& [name, m] : written.modules) {
-    pb::dict d;
-    d["name"] = name;
-    d["operators"] = m.operators.size();
-    d["workspace_bytes"] = m.memory.workspace_size_bytes;
-    d["parameter_bytes"] = m.memory.constants_size_bytes;
-    d["parameters_linked"] = linked;
-    modules.append(d);
-  }
-  pb::dict report;
-  report["archive"] = out;
-  report["modules"] = modules;
-  return report;
+// A JSON document as a Python dict (json.loads of its text).
+pb::object ToDict(nlohmann::json doc) {
+  doc["schema_version"] = kJsonReportSchemaVersion;
+  doc["mlf_version"] = kMlfkitVersion;
+  return pb::module_::import("json").attr("loads")(
+      doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-pb::dict Export(const std::string& model, const std::string& out, const std::string& name,
+pb::object Export(const std::string& model, const std::string& out, const std::string& name,
                 bool link_params, bool keep_source, bool build_host_library,
                 const std::string& compress) {
   ModelFileOptions compile;
@@ -67,25 +58,14 @@ pb::dict Export(const std::string& model, const std::string& out, const std::str
     MLF_ASSIGN_OR_RETURN(ModuleArtifacts m, CompileModelFile(model, name, compile));
     return ExportArchive({std::move(m)}, out, options);
   });
-  return ExportReport(out, ValueOrRaise(std::move(written)), link_params);
+  return ToDict(ExportDocument(out, ValueOrRaise(std::move(written)), link_params));
 }
 
-// The fields of `mlf verify --json` on success (docs/cli-json.md).
-pb::dict VerifyReportDict(const std::string& path, const VerifyReport& r) {
-  pb::dict d;
-  d["archive"] = path;
-  d["ok"] = true;
-  d["format"] = r.foreign ? "tvm" : "mlf";
-  d["compression"] = CompressionName(r.compression);
-  d["members"] = r.member_count;
-  d["data_bytes"] = r.data_bytes;
-  pb::list modules;
-  for (const auto& [name, m] : r.metadata.modules) modules.append(name);
-  d["modules"] = modules;
-  d["signed"] = r.is_signed;
-  d["signature_checked"] = r.signature_checked;
-  if (r.is_signed) d["signer_key_sha256"] = r.signer_key_sha256;
-  return d;
+// The document of `mlf verify --json` (docs/cli-json.md).
+pb::object VerifyReportDict(const std::string& path, const VerifyReport& r) {
+  std::map<std::string, Status> host;
+  if (r.foreign) host = WithoutGil([&] { return tvm_wing::HostChecks(path, r.metadata); });
+  return ToDict(VerifyDocument(path, r, host));
 }
 
 VerifyOptions VerifyOptionsFrom(const std::optional<std::string>& key, bool require_signature) {
@@ -96,7 +76,7 @@ VerifyOptions VerifyOptionsFrom(const std::optional<std::string>& key, bool requ
   return options;
 }
 
-pb::dict Verify(const std::string& path, const std::optional<std::string>& key,
+pb::object Verify(const std::string& path, const std::optional<std::string>& key,
                 bool require_signature) {
   const VerifyOptions options = VerifyOptionsFrom(key, require_signature);
   Result<VerifyReport> report = WithoutGil([&] { return VerifyArchive(path, options); });
@@ -104,7 +84,7 @@ pb::dict Verify(const std::string& path, const std::optional<std::string>& key,
   return VerifyReportDict(path, *report);
 }
 
-pb::dict SignFile(const std::string& path, const std::string& key, const std::optional<std::string>& out) {
+pb::object SignFile(const std::string& path, const std::string& key, const std::optional<std::string>& out) {
   const std::string private_pem = ValueOrRaise(ReadKeyFile(key));
   SignOptions options;
   options.mtime = ValueOrRaise(ArchiveMtimeFromEnvironment());
@@ -122,11 +102,7 @@ pb::object Inspect(const std::string& path) {
   if (!head.ok()) Raise(head.status().WithContext(path));
   std::map<std::string, Status> host;
   if (head->foreign) host = WithoutGil([&] { return tvm_wing::HostChecks(path, head->metadata); });
-  nlohmann::json doc = InspectDocument(path, *head, host);
-  doc["schema_version"] = kJsonReportSchemaVersion;
-  doc["mlf_version"] = kMlfkitVersion;
-  return pb::module_::import("json").attr("loads")(
-      doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return ToDict(InspectDocument(path, *head, host));
 }
 
 pb::tuple Keygen(const std::string& prefix) {

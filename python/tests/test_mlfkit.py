@@ -255,6 +255,9 @@ def test_inspect_is_the_cli_document(tmp_path):
     cli = json.loads(subprocess.run([os.environ["MLFKIT_MLF"], "inspect", archive, "--json"],
                                     check=True, capture_output=True, text=True).stdout)
     assert cli == doc
+    cli_verify = json.loads(subprocess.run([os.environ["MLFKIT_MLF"], "verify", archive, "--json"],
+                                           check=True, capture_output=True, text=True).stdout)
+    assert cli_verify == mlfkit.verify(archive)
     with pytest.raises(mlfkit.IOError, match="cannot open archive"):
         mlfkit.inspect(str(tmp_path / "nope.tar"))
 

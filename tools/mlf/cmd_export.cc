@@ -91,15 +91,7 @@ Result<Compression> ParseCompression(const std::string& text) {
 
 void PrintWritten(const std::string& path, const Metadata& written, bool linked) {
   if (JsonOutput()) {
-    nlohmann::json modules = nlohmann::json::array();
-    for (const auto& [name, m] : written.modules) {
-      modules.push_back({{"name", name},
-                         {"operators", m.operators.size()},
-                         {"workspace_bytes", m.memory.workspace_size_bytes},
-                         {"parameter_bytes", m.memory.constants_size_bytes},
-                         {"parameters_linked", linked}});
-    }
-    PrintJsonReport({{"ok", true}, {"archive", path}, {"modules", modules}});
+    PrintJsonReport(ExportDocument(path, written, linked));
     return;
   }
   for (const auto& [name, m] : written.modules) {

@@ -6,6 +6,7 @@
 
 #include "artifact/archive/signature.h"
 #include "artifact/archive/verify.h"
+#include "artifact/archive/verify_document.h"
 #include "artifact/base/display_text.h"
 #include "tools/mlf/archive_formats.h"
 #include "tools/mlf/command.h"
@@ -35,38 +36,15 @@ constexpr char kUsage[] =
 
 void PrintJson(const std::string& path, const Result<VerifyReport>& r,
                const std::map<std::string, Status>& checks) {
-  nlohmann::json j = {{"archive", path}, {"ok", r.ok()}};
-  if (!r.ok()) {
-    j["error"] = r.status().message();
-    j["error_code"] = StatusCodeName(r.status().code());
-    j["exit_status"] = kExitFailure;
-  } else {
-    j["compression"] = CompressionName(r->compression);
-    j["members"] = r->member_count;
-    j["data_bytes"] = r->data_bytes;
-    j["signed"] = r->is_signed;
-    j["signature_checked"] = r->signature_checked;
-    if (r->is_signed) j["signer_key_sha256"] = r->signer_key_sha256;
-    j["modules"] = nlohmann::json::array();
-    for (const auto& [name, module] : r->metadata.modules) j["modules"].push_back(name);
-    j["format"] = r->foreign ? "tvm" : "mlf";
-    if (r->foreign) {
-      nlohmann::json modules = nlohmann::json::object();
-      for (const auto& [name, m] : r->metadata.modules) {
-        const Status& host = checks.at(name);
-        modules[name] = {{"executor", m.tvm->executor ? ToString(*m.tvm->executor) : ""},
-                         {"style", ToString(m.style)},
-                         {"interface_api", ToString(m.interface_api)}, {"notes", m.tvm->notes},
-                         {"host", host.ok() ? nlohmann::json("runs") : nlohmann::json(host.message())}};
-      }
-      j["tvm"] = {{"metadata_version", r->metadata.version},
-                  {"digests", false},
-                  {"signature", false},
-                  {"unreferenced", r->foreign->unreferenced},
-                  {"modules", modules}};
-    }
+  if (r.ok()) {
+    PrintJsonReport(VerifyDocument(path, *r, checks));
+    return;
   }
-  PrintJsonReport(j);
+  PrintJsonReport({{"archive", path},
+                   {"ok", false},
+                   {"error", r.status().message()},
+                   {"error_code", StatusCodeName(r.status().code())},
+                   {"exit_status", kExitFailure}});
 }
 
 // Names, paths and notes come from the archive: shown through DisplayText.
