@@ -14,6 +14,7 @@ _ABOVE_ARTIFACT = [
     "//bench:__subpackages__",
     "//examples:__subpackages__",
     "//python:__subpackages__",
+    "//sdk:__subpackages__",
 ]
 
 def visible_to_layers(*layers):
@@ -38,4 +39,5 @@ TVM_PUBLIC_VISIBILITY = [
     "//fuzz:__subpackages__",
     "//bench:__subpackages__",
     "//python:__subpackages__",
+    "//sdk:__subpackages__",
 ]

@@ -47,6 +47,7 @@ const std::vector<LayerRule>& Rules() {
       {"tvm/", {"artifact/", "loader/", "schemas/", "embed/"}},
       {"tools/", {"artifact/", "codegen/", "loader/", "schemas/", "embed/", "tvm/"}},
       {"python/", {"artifact/", "codegen/", "loader/", "schemas/", "embed/", "tvm/"}},
+      {"sdk/", {"artifact/", "codegen/", "loader/", "schemas/", "embed/", "tvm/"}},
   };
   return rules;
 }
@@ -149,8 +150,8 @@ TEST(Layering, NoIncludeInTheTreeBreaksTheLayers) {
   ASSERT_NE(root, "") << "cannot resolve the workspace from tests/layering_test.cc";
   size_t checked = 0;
   std::vector<std::string> violations;
-  for (const char* top : {"artifact", "codegen", "loader", "tvm", "tools", "python", "schemas",
-                          "embed", "tests", "fuzz", "bench"}) {
+  for (const char* top : {"artifact", "codegen", "loader", "tvm", "tools", "python", "sdk",
+                          "schemas", "embed", "tests", "fuzz", "bench"}) {
     const fs::path dir = fs::path(root) / top;
     if (!fs::exists(dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(dir)) {
