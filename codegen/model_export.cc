@@ -8,7 +8,7 @@ namespace mlf {
 Result<ModuleArtifacts> CompileModelFile(const std::string& path, const std::string& module,
                                          const ModelFileOptions& options,
                                          std::vector<std::string>* read_files) {
-  MLF_ASSIGN_OR_RETURN(ImportedModel model, ImportModelFile(path));
+  MLF_ASSIGN_OR_RETURN(ImportedModel model, ImportModelFile(path, options.import));
   if (read_files != nullptr) {
     read_files->insert(read_files->end(), model.npy_files.begin(), model.npy_files.end());
   }

@@ -13,6 +13,7 @@
 #include "artifact/base/status.h"
 #include "codegen/archive_export.h"
 #include "codegen/compiler.h"
+#include "codegen/model_import.h"
 
 namespace mlf {
 
@@ -22,6 +23,8 @@ struct ModelFileOptions {
   // default: it would store the weights a second time. Metadata records the
   // source's format, opset and SHA-256 either way.
   bool keep_source = false;
+  // Input shapes and constants fixed by the user (ONNX models).
+  ModelImportOptions import;
 };
 
 // Compiles the model file at `path` (.onnx, .yaml, .yml) into module

@@ -24,15 +24,28 @@ Result<std::string> ReadWhole(const std::string& path) {
 
 }  // namespace
 
-Result<ImportedModel> ImportModelFile(const std::string& path) {
+Result<ImportedModel> ImportModelFile(const std::string& path, const ModelImportOptions& options) {
   ImportedModel m;
   if (EndsWith(path, ".onnx")) {
+    frontend::OnnxImportOptions onnx;
+    onnx.input_shapes = options.input_shapes;
+    onnx.constant_inputs = options.constants;
+    onnx.input_shapes_option = options.input_shapes_option;
+    onnx.constant_inputs_option = options.constants_option;
     frontend::OnnxModelInfo info;
-    MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportOnnxFile(path, {}, &info));
+    MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportOnnxFile(path, onnx, &info));
     m.source.format = SourceFormat::kOnnx;
     m.source.opset = info.opset;
     m.extension = "onnx";
   } else if (EndsWith(path, ".yaml") || EndsWith(path, ".yml")) {
+    for (const auto& [given, option] :
+         {std::pair{!options.input_shapes.empty(), options.input_shapes_option},
+          std::pair{!options.constants.empty(), options.constants_option}}) {
+      if (given) {
+        return InvalidArgument(option + " applies to ONNX models only: the YAML model '" + path +
+                               "' states every shape and value itself");
+      }
+    }
     frontend::YamlModelInfo info;
     MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportYamlFile(path, {}, &info));
     m.source.format = SourceFormat::kYaml;

@@ -45,6 +45,18 @@ OnnxType FromTypeProto(const onnx::TypeProto& type) {
   return t;
 }
 
+// "input=1,3,224,224": the input's name and dimensions, each symbolic one as
+// 1, for messages that ask to fix its shape.
+std::string SuggestedShape(const onnx::ValueInfoProto& in) {
+  std::string text = in.name() + "=";
+  const auto& shape = in.type().tensor_type().shape();
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    if (i > 0) text += ",";
+    text += shape.dim(i).has_dim_value() ? std::to_string(shape.dim(i).dim_value()) : "1";
+  }
+  return text;
+}
+
 std::string FormatOnnxType(const OnnxType& t) {
   std::string s = OnnxDTypeName(t.elem_type) + " ";
   if (!t.has_shape) return s + "(unknown shape)";
@@ -191,6 +203,9 @@ Status Importer::Parse(std::string_view bytes) {
   }
   // Before the checker, whose messages would quote the names.
   MLF_RETURN_IF_ERROR(CheckNamesPrintable(model_.graph()));
+  // Before the checker too: libonnx 1.12's checker refuses opset 18 and newer
+  // with a message about its own registry, not about the model.
+  MLF_RETURN_IF_ERROR(CheckOpset());
   try {
     onnx::checker::check_model(model_);
   } catch (const std::exception& e) {
@@ -237,7 +252,10 @@ Status Importer::CheckOpset() {
   original_opset_ = opset_;
   if (opset_ > kMaxOpset) {
     return FailedPrecondition("the ONNX model uses opset " + std::to_string(opset_) +
-                              "; mlfkit supports opsets up to " + std::to_string(kMaxOpset));
+                              "; mlfkit supports opsets up to " + std::to_string(kMaxOpset) +
+                              ": re-export it with opset " + std::to_string(kMaxOpset) +
+                              " or lower (torch.onnx.export(..., opset_version=" +
+                              std::to_string(kMaxOpset) + "))");
   }
   if (opset_ < 1) {
     return InvalidArgument("the ONNX model imports opset " + std::to_string(opset_));
@@ -262,22 +280,25 @@ Status Importer::ApplyInputOptions() {
   for (const auto& [name, shape] : options_.input_shapes) {
     onnx::ValueInfoProto* input = FindInput(g, name);
     if (input == nullptr) {
-      return InvalidArgument("input_shapes names '" + name + "', which is not an input of the model");
+      return InvalidArgument(options_.input_shapes_option + " names '" + name +
+                             "', which is not an input of the model");
     }
     auto* tensor_type = input->mutable_type()->mutable_tensor_type();
     if (tensor_type->has_shape() && tensor_type->shape().dim_size() != static_cast<int>(shape.size())) {
-      return InvalidArgument("input_shapes gives input '" + name + "' the shape " +
+      return InvalidArgument(options_.input_shapes_option + " gives input '" + name +
+                             "' the shape " +
                              FormatShape(shape) + ", but the model says it has rank " +
                              std::to_string(tensor_type->shape().dim_size()));
     }
-    MLF_RETURN_IF_ERROR(CheckShape("input_shapes['" + name + "']", shape, options_.tensor_limits));
+    MLF_RETURN_IF_ERROR(CheckShape(options_.input_shapes_option + " '" + name + "'", shape,
+                                   options_.tensor_limits));
     tensor_type->mutable_shape()->clear_dim();
     for (int64_t d : shape) tensor_type->mutable_shape()->add_dim()->set_dim_value(d);
   }
   for (const auto& [name, tensor] : options_.constant_inputs) {
     onnx::ValueInfoProto* input = FindInput(g, name);
     if (input == nullptr) {
-      return InvalidArgument("constant_inputs names '" + name +
+      return InvalidArgument(options_.constant_inputs_option + " names '" + name +
                              "', which is not an input of the model");
     }
     const OnnxType declared = FromTypeProto(input->type());
@@ -289,14 +310,16 @@ Status Importer::ApplyInputOptions() {
       }
     }
     if (!match) {
-      return InvalidArgument("constant_inputs['" + name + "'] is " + DTypeName(tensor.dtype) +
+      return InvalidArgument(options_.constant_inputs_option + " '" + name + "' is " +
+                             DTypeName(tensor.dtype) +
                              " " + FormatShape(tensor.shape) + ", but the model declares " +
                              FormatOnnxType(declared));
     }
-    MLF_RETURN_IF_ERROR(CheckShape("constant_inputs['" + name + "']", tensor.shape,
+    MLF_RETURN_IF_ERROR(CheckShape(options_.constant_inputs_option + " '" + name + "'",
+                                   tensor.shape,
                                    options_.tensor_limits));
     if (tensor.bytes.size() != tensor.element_count() * DTypeSize(tensor.dtype)) {
-      return InvalidArgument("constant_inputs['" + name + "'] has " +
+      return InvalidArgument(options_.constant_inputs_option + " '" + name + "' has " +
                              std::to_string(tensor.bytes.size()) + " bytes of data, " +
                              DTypeName(tensor.dtype) + " " + FormatShape(tensor.shape) +
                              " needs " +
@@ -404,7 +427,7 @@ Result<ir::Value> Importer::InputValue(const onnx::ValueInfoProto& in) const {
   Result<DType> dtype = DTypeFromOnnx(tt.elem_type());
   if (!dtype.ok()) return dtype.status().WithContext(what);
   if (!tt.has_shape()) {
-    return InvalidArgument(what + " has no shape; give it in OnnxImportOptions::input_shapes");
+    return InvalidArgument(what + " has no shape; give it with " + options_.input_shapes_option);
   }
   ir::Value v;
   v.name = in.name();
@@ -415,8 +438,8 @@ Result<ir::Value> Importer::InputValue(const onnx::ValueInfoProto& in) const {
       const std::string which =
           d.has_dim_param() && !d.dim_param().empty() ? " ('" + d.dim_param() + "')" : "";
       return InvalidArgument(what + ": dimension " + std::to_string(i) + which +
-                             " is dynamic; give the input's shape in "
-                             "OnnxImportOptions::input_shapes");
+                             " is symbolic; fix it with " + options_.input_shapes_option + " " +
+                             SuggestedShape(in));
     }
     v.shape.push_back(d.dim_value());
   }
@@ -551,7 +574,8 @@ Status Importer::WithConstantHint(const Status& st, const ir::Node& node) const 
   const int id = node.inputs[static_cast<size_t>(index)];
   if (std::find(graph_.inputs.begin(), graph_.inputs.end(), id) == graph_.inputs.end()) return st;
   return Status(st.code(), m + " (it is graph input '" + graph_.value(id).name +
-                               "': give its value in OnnxImportOptions::constant_inputs)");
+                               "': give its value with " + options_.constant_inputs_option + " " +
+                               graph_.value(id).name + "=FILE.npy)");
 }
 
 Status Importer::Emit(ir::Node node) {
@@ -577,7 +601,6 @@ Status Importer::Emit(ir::Node node) {
 
 Result<ir::Graph> Importer::Run(std::string_view bytes, OnnxModelInfo* info) {
   MLF_RETURN_IF_ERROR(Parse(bytes));
-  MLF_RETURN_IF_ERROR(CheckOpset());
   MLF_RETURN_IF_ERROR(ApplyInputOptions());
   MLF_RETURN_IF_ERROR(CheckInputs());
   MLF_RETURN_IF_ERROR(Convert());

@@ -8,12 +8,13 @@
 //
 // Steps, each with its own error:
 //   1. bounds: model bytes (max_model_bytes), node count (max_nodes);
-//   2. parse (not an ONNX protobuf -> InvalidArgument), onnx::checker
+//   2. parse (not an ONNX protobuf -> InvalidArgument), step 3, onnx::checker
 //      (InvalidArgument with the checker's text), plus what libonnx 1.12's
 //      checker misses and its shape inference or converter would crash on
 //      (undefined graph outputs; strides/dilations/kernel_shape/group/
 //      blocksize below 1; a zero Range delta);
-//   3. opset: the default ONNX domain is required; opsets 13..17 are kept,
+//   3. opset (before the checker, whose message for a newer opset says
+//      nothing useful): the default ONNX domain is required; opsets 13..17 are kept,
 //      lower ones are converted to 13 with onnx::version_conversion (its
 //      failure is FailedPrecondition naming both opsets and the reason),
 //      higher ones are refused; nodes of any other domain (ai.onnx.ml, ...)
@@ -70,6 +71,13 @@ struct OnnxImportOptions {
   // must match the model's, and so must every static dimension.
   std::map<std::string, ir::HostTensor> constant_inputs;
   passes::FoldOptions folding;
+  // How the caller's users spell the two options above, for the messages
+  // that name them (the CLI: "--input-shape", "--constant"; Python:
+  // "input_shapes", "constants"). A message that asks to fix a symbolic
+  // shape also suggests one: the input's name, "=", its dimensions with each
+  // symbolic one as 1 ("--input-shape input=1,3,224,224").
+  std::string input_shapes_option = "OnnxImportOptions::input_shapes";
+  std::string constant_inputs_option = "OnnxImportOptions::constant_inputs";
 };
 
 // Facts about the source model (for metadata's "source").

@@ -184,7 +184,7 @@ TEST(OnnxFrontend, TensorBounds) {
               o.input_shapes["x"] = {2, 3};
               return o;
             }()),
-            "out_of_range: input_shapes['x']: shape [2, 3] has more elements than the limit of 5");
+            "out_of_range: OnnxImportOptions::input_shapes 'x': shape [2, 3] has more elements than the limit of 5");
 
   ModelBuilder init;
   init.Initializer("w", ir::HostTensor::Zeros(DType::kFloat32, {3, 3}));
@@ -195,16 +195,16 @@ TEST(OnnxFrontend, TensorBounds) {
 
 TEST(OnnxFrontend, DynamicDims) {
   EXPECT_EQ(Error(ShapeModel().Bytes()),
-            "invalid_argument: input 'x': dimension 0 ('N') is dynamic; give the input's shape in "
-            "OnnxImportOptions::input_shapes");
+            "invalid_argument: input 'x': dimension 0 ('N') is symbolic; fix it with "
+            "OnnxImportOptions::input_shapes x=1,3");
 
   ModelBuilder unknown;
   unknown.Input("x", kFloat, {2, -2});
   unknown.Node("Shape", {"x"}, {"y"});
   unknown.Output("y", kInt64, {2});
   EXPECT_EQ(Error(unknown.Bytes()),
-            "invalid_argument: input 'x': dimension 1 is dynamic; give the input's shape in "
-            "OnnxImportOptions::input_shapes");
+            "invalid_argument: input 'x': dimension 1 is symbolic; fix it with "
+            "OnnxImportOptions::input_shapes x=2,1");
 
   OnnxImportOptions fixed;
   fixed.input_shapes["x"] = {4, 3};
@@ -222,11 +222,11 @@ TEST(OnnxFrontend, DynamicDims) {
   OnnxImportOptions wrong_name;
   wrong_name.input_shapes["z"] = {1};
   EXPECT_EQ(Error(ShapeModel().Bytes(), wrong_name),
-            "invalid_argument: input_shapes names 'z', which is not an input of the model");
+            "invalid_argument: OnnxImportOptions::input_shapes names 'z', which is not an input of the model");
   OnnxImportOptions wrong_rank;
   wrong_rank.input_shapes["x"] = {1, 2, 3};
   EXPECT_EQ(Error(ShapeModel().Bytes(), wrong_rank),
-            "invalid_argument: input_shapes gives input 'x' the shape [1, 2, 3], but the model "
+            "invalid_argument: OnnxImportOptions::input_shapes gives input 'x' the shape [1, 2, 3], but the model "
             "says it has rank 2");
 }
 
@@ -282,7 +282,8 @@ TEST(OnnxFrontend, Opsets) {
   newer.Node("Shape", {"x"}, {"y"});
   newer.Output("y", kInt64, {1});
   EXPECT_EQ(Error(newer.Bytes()),
-            "failed_precondition: the ONNX model uses opset 18; mlfkit supports opsets up to 17");
+            "failed_precondition: the ONNX model uses opset 18; mlfkit supports opsets up to 17: "
+            "re-export it with opset 17 or lower (torch.onnx.export(..., opset_version=17))");
 
   ModelBuilder none;
   none.model().clear_opset_import();
@@ -406,8 +407,8 @@ TEST(OnnxFrontend, ImportFile) {
   EXPECT_EQ(ImportOnnxFile(dir + "/missing.onnx").status().ToString(),
             "io_error: cannot read '" + dir + "/missing.onnx': No such file or directory");
   EXPECT_EQ(ImportOnnxFile(path).status().ToString(),
-            "invalid_argument: " + path + ": input 'x': dimension 0 ('N') is dynamic; give the "
-            "input's shape in OnnxImportOptions::input_shapes");
+            "invalid_argument: " + path + ": input 'x': dimension 0 ('N') is symbolic; fix it "
+            "with OnnxImportOptions::input_shapes x=1,3");
 }
 
 TEST(OnnxFrontend, FoldsPyTorchReshapeChain) {
@@ -465,7 +466,7 @@ TEST(OnnxFrontend, ConstantInputs) {
   options.constant_inputs["s"] = shape;
   EXPECT_EQ(Error(b.Bytes()),
             "invalid_argument: node 'reshape' (Reshape): input 1 (shape) must be a constant (it is "
-            "graph input 's': give its value in OnnxImportOptions::constant_inputs)");
+            "graph input 's': give its value with OnnxImportOptions::constant_inputs s=FILE.npy)");
   Result<ir::Graph> g = ImportOnnx(b.Bytes(), options);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ASSERT_EQ(g->inputs.size(), 1u);
@@ -474,15 +475,15 @@ TEST(OnnxFrontend, ConstantInputs) {
   OnnxImportOptions wrong_name;
   wrong_name.constant_inputs["z"] = shape;
   EXPECT_EQ(Error(b.Bytes(), wrong_name),
-            "invalid_argument: constant_inputs names 'z', which is not an input of the model");
+            "invalid_argument: OnnxImportOptions::constant_inputs names 'z', which is not an input of the model");
   OnnxImportOptions wrong_type;
   wrong_type.constant_inputs["s"] = ir::HostTensor::Zeros(DType::kInt32, {2});
   EXPECT_EQ(Error(b.Bytes(), wrong_type),
-            "invalid_argument: constant_inputs['s'] is int32 [2], but the model declares INT64 [2]");
+            "invalid_argument: OnnxImportOptions::constant_inputs 's' is int32 [2], but the model declares INT64 [2]");
   OnnxImportOptions wrong_shape;
   wrong_shape.constant_inputs["s"] = ir::HostTensor::Zeros(DType::kInt64, {3});
   EXPECT_EQ(Error(b.Bytes(), wrong_shape),
-            "invalid_argument: constant_inputs['s'] is int64 [3], but the model declares INT64 [2]");
+            "invalid_argument: OnnxImportOptions::constant_inputs 's' is int64 [3], but the model declares INT64 [2]");
 }
 
 // ONNX's converter turns Upsample (opset 9) into Resize with Resize-11's

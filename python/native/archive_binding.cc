@@ -1,7 +1,9 @@
 #include "python/native/archive_binding.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -15,6 +17,7 @@
 #include "artifact/base/version.h"
 #include "codegen/model_export.h"
 #include "python/native/status_error.h"
+#include "python/native/tensor_arrays.h"
 #include "tvm/tvm.h"
 
 namespace mlf::py {
@@ -44,12 +47,34 @@ pb::object ToDict(nlohmann::json doc) {
       doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+// constants={name: array}: each array's dtype, shape and bytes (C order).
+std::map<std::string, ir::HostTensor> ConstantsFrom(const std::map<std::string, pb::array>& arrays) {
+  std::map<std::string, ir::HostTensor> tensors;
+  for (const auto& [name, given] : arrays) {
+    const std::string what = "constants['" + name + "']";
+    pb::array array = pb::array::ensure(given, pb::array::c_style);
+    std::vector<int64_t> shape, strides;
+    const DLTensor t = DescribeArray(array, what, &shape, &strides);
+    ir::HostTensor& tensor = tensors[name];
+    tensor.dtype = ValueOrRaise(FromDLPack(t.dtype));
+    tensor.shape = shape;
+    tensor.bytes.assign(static_cast<const char*>(array.data()), array.nbytes());
+  }
+  return tensors;
+}
+
 pb::object Export(const std::string& model, const std::string& out, const std::string& name,
                 bool link_params, bool keep_source, bool build_host_library,
-                const std::string& compress) {
+                const std::string& compress,
+                const std::map<std::string, std::vector<int64_t>>& input_shapes,
+                const std::map<std::string, pb::array>& constants) {
   ModelFileOptions compile;
   compile.compile.link_params = link_params;
   compile.keep_source = keep_source;
+  compile.import.input_shapes = input_shapes;
+  compile.import.constants = ConstantsFrom(constants);
+  compile.import.input_shapes_option = "input_shapes";
+  compile.import.constants_option = "constants";
   ExportOptions options;
   options.build_host_library = build_host_library;
   options.pack.compression = ValueOrRaise(CompressionFrom(compress));
@@ -115,7 +140,7 @@ pb::tuple Keygen(const std::string& prefix) {
 void BindArchiveOperations(pb::module_& m) {
   m.def("_export", &Export, pb::arg("model"), pb::arg("out"), pb::arg("name"),
         pb::arg("link_params"), pb::arg("keep_source"), pb::arg("build_host_library"),
-        pb::arg("compress"));
+        pb::arg("compress"), pb::arg("input_shapes"), pb::arg("constants"));
   m.def("_verify", &Verify, pb::arg("path"), pb::arg("key"), pb::arg("require_signature"));
   m.def("_sign", &SignFile, pb::arg("path"), pb::arg("key"), pb::arg("out"));
   m.def("_keygen", &Keygen, pb::arg("prefix"));

@@ -15,7 +15,7 @@ signature when a key is given). Errors raise subclasses of mlfkit.Error with
 the same text as the `mlf` command line's.
 """
 
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._errors import (AlreadyExistsError, DataLossError, Error,
@@ -87,20 +87,27 @@ def load(path: str, key: Optional[str] = None,
 
 
 def export(model_path: str, out_path: str, *, name: Optional[str] = None,
+           input_shapes: Optional[Dict[str, Sequence[int]]] = None,
+           constants: Optional[Dict[str, "np.ndarray"]] = None,
            link_params: bool = False, keep_source: bool = False,
            build_host_library: bool = True, compress: str = "none") -> Dict:
     """Compiles an ONNX (.onnx) or YAML (.yaml) model into an archive.
 
     Like `mlf export MODEL[:NAME] -o OUT`: name is the module name (default
-    "default"); link_params puts the parameters into the code as const
+    "default"); input_shapes fixes the shapes of ONNX inputs with symbolic
+    dimensions ({"input": (1, 3, 224, 224)}, like --input-shape); constants
+    turns ONNX inputs whose values fix shapes into constants ({"shape":
+    np.array([3, 4])}, like --constant; the array's dtype must be the
+    input's); link_params puts the parameters into the code as const
     arrays; keep_source keeps the model file in the archive; compress is
     "none", "gzip" or "zstd". Returns the same report as `mlf export --json`
     (archive, modules with operators, workspace_bytes, parameter_bytes).
     The archive is written atomically: on error nothing is left at out_path.
     """
+    shapes = {k: [int(d) for d in v] for k, v in (input_shapes or {}).items()}
     return _native._export(model_path, out_path, name or "default",
                            link_params, keep_source, build_host_library,
-                           compress)
+                           compress, shapes, dict(constants or {}))
 
 
 def inspect(path: str) -> Dict:

@@ -1,4 +1,4 @@
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -52,6 +52,8 @@ class Library:
 
 def load(path: str, key: Optional[str] = ..., require_signature: bool = ...) -> Library: ...
 def export(model_path: str, out_path: str, *, name: Optional[str] = ...,
+           input_shapes: Optional[Dict[str, Sequence[int]]] = ...,
+           constants: Optional[Dict[str, np.ndarray]] = ...,
            link_params: bool = ..., keep_source: bool = ...,
            build_host_library: bool = ..., compress: str = ...) -> Dict[str, Any]: ...
 def inspect(path: str) -> Dict[str, Any]: ...

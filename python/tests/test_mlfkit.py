@@ -300,3 +300,83 @@ def test_version_and_stubs():
     assert os.path.exists(os.path.join(package_dir, "__init__.pyi"))
     assert os.path.exists(os.path.join(package_dir, "py.typed"))
     assert mlfkit.Executor.get_output.__doc__ and "no copy" in mlfkit.Executor.get_output.__doc__
+
+
+def test_export_input_shapes_fix_a_dynamic_batch(tmp_path):
+    """A model exported with a dynamic batch axis compiles once its batch is fixed."""
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 4), torch.nn.ReLU()).eval()
+    onnx_path = str(tmp_path / "dyn.onnx")
+    torch.onnx.export(model, torch.zeros(1, 6), onnx_path, opset_version=13,
+                      input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    with pytest.raises(mlfkit.InvalidArgumentError) as refused:
+        mlfkit.export(onnx_path, str(tmp_path / "no.tar"))
+    assert str(refused.value).endswith(
+        "input 'x': dimension 0 ('batch') is symbolic; fix it with input_shapes x=1,6")
+    assert not os.path.exists(tmp_path / "no.tar")
+    archive = str(tmp_path / "dyn.tar")
+    mlfkit.export(onnx_path, archive, input_shapes={"x": (3, 6)})
+    ex = mlfkit.load(archive).executor()
+    x = np.random.default_rng(1).standard_normal((3, 6)).astype(np.float32)
+    ex.set_input("x", x)
+    ex.run()
+    with torch.no_grad():
+        want = model(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(ex.get_output(0), want, rtol=1e-5, atol=1e-6)
+
+
+def test_export_constants_freeze_a_shape_input(tmp_path):
+    """An input that only fixes a shape (Reshape's) becomes a constant."""
+    # torch would trace the shape into a constant: the model is written field by field.
+    onnx_path = str(tmp_path / "reshape.onnx")
+    with open(onnx_path, "wb") as f:
+        f.write(_reshape_model_bytes())
+    with pytest.raises(mlfkit.InvalidArgumentError) as refused:
+        mlfkit.export(onnx_path, str(tmp_path / "no.tar"))
+    assert "give its value with constants shape=FILE.npy" in str(refused.value)
+    with pytest.raises(mlfkit.InvalidArgumentError) as wrong:
+        mlfkit.export(onnx_path, str(tmp_path / "no.tar"),
+                      constants={"shape": np.array([3, 4], dtype=np.int32)})
+    assert str(wrong.value).endswith(
+        "constants 'shape' is int32 [2], but the model declares INT64 [2]")
+    archive = str(tmp_path / "reshape.tar")
+    mlfkit.export(onnx_path, archive, constants={"shape": np.array([3, 4], dtype=np.int64)})
+    ex = mlfkit.load(archive).executor()
+    assert [t.name for t in ex.inputs] == ["x"]
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    ex.set_input("x", x)
+    ex.run()
+    np.testing.assert_array_equal(ex.get_output(0), x.reshape(3, 4))
+
+
+def _field(number, value):
+    """One protobuf field: varint for ints, length-delimited for bytes/str."""
+    def varint(n):
+        out = b""
+        while True:
+            byte, n = n & 0x7F, n >> 7
+            out += bytes([byte | (0x80 if n else 0)])
+            if not n:
+                return out
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    data = value.encode() if isinstance(value, str) else value
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def _value_info(name, elem_type, dims):
+    """ValueInfoProto: name, TypeProto.tensor_type (elem_type, shape; str dims are symbolic)."""
+    shape = b"".join(_field(1, _field(2 if isinstance(d, str) else 1, d)) for d in dims)
+    tensor = _field(1, elem_type) + _field(2, shape)
+    return _field(1, name) + _field(2, _field(1, tensor))
+
+
+def _reshape_model_bytes():
+    """ONNX opset 13: y = Reshape(x float[2, 6], shape int64[2]) with `shape` a graph input."""
+    node = _field(1, "x") + _field(1, "shape") + _field(2, "y") + _field(3, "reshape") + \
+        _field(4, "Reshape")
+    graph = _field(1, node) + _field(2, "g") + _field(11, _value_info("x", 1, [2, 6])) + \
+        _field(11, _value_info("shape", 7, [2])) + \
+        _field(12, _value_info("y", 1, ["rows", "columns"]))
+    return _field(1, 8) + _field(7, graph) + _field(8, _field(1, "") + _field(2, 13))

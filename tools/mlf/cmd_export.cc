@@ -2,8 +2,10 @@
 #include <iostream>
 
 #include "artifact/base/display_text.h"
+#include "artifact/format/npy.h"
 #include "codegen/archive_export.h"
 #include "codegen/model_export.h"
+#include "tools/mlf/assignments.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/output_path.h"
 #include "tools/mlf/progress.h"
@@ -13,7 +15,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mlf export MODEL[:NAME]... -o OUT [--link-params] [--no-host-lib]\n"
-    "                  [--compress none|gzip|zstd] [--no-optimize] [--keep-source] [--json]\n\n"
+    "                  [--compress none|gzip|zstd] [--no-optimize] [--keep-source] [--json]\n"
+    "                  [--input-shape NAME=D0,D1,...]... [--constant NAME=FILE.npy]...\n\n"
     "Compiles each model (ONNX .onnx, or mlfkit's YAML description .yaml/.yml, see\n"
     "docs/yaml-models.md) into C99 code and writes one archive holding all of them,\n"
     "one module per model. NAME is the module name (default: \"default\" for a single\n"
@@ -31,6 +34,15 @@ constexpr char kUsage[] =
     "  --no-optimize       skip the fusion passes (BatchNorm folding, bias and\n"
     "                      activation fusion)\n"
     "  --keep-source       keep the source model in the archive as src/<module>.<ext>\n"
+    "  --input-shape NAME=D0,D1,...\n"
+    "                      fix the shape of the ONNX model's input NAME, e.g. a\n"
+    "                      dynamic batch: --input-shape input=1,3,224,224 (once per\n"
+    "                      input; one model only)\n"
+    "  --constant NAME=FILE.npy\n"
+    "                      make the ONNX model's input NAME a constant with FILE's\n"
+    "                      values, for inputs whose values fix shapes (Reshape's\n"
+    "                      shape, Slice's starts, Resize's scales, ...); the export\n"
+    "                      says which inputs need one (once per input; one model only)\n"
     "  --json              print a JSON report (docs/cli-json.md)\n";
 
 struct ModelSpec {
@@ -82,6 +94,62 @@ Result<ModuleArtifacts> CompileModel(const ModelSpec& spec, const ModelFileOptio
   return artifacts;
 }
 
+// "1,3,224,224": whole numbers separated by commas.
+Result<std::vector<int64_t>> ParseDimensions(const std::string& name, const std::string& text) {
+  std::vector<int64_t> dims;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string word = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    const bool digits = !word.empty() && word.size() <= 18 &&
+                        word.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
+      return InvalidArgument("--input-shape " + QuoteForMessage(name + "=" + text) + ": " +
+                             QuoteForMessage(word) + " is not a dimension (a whole number)");
+    }
+    dims.push_back(std::stoll(word));
+    if (comma == std::string::npos) return dims;
+    start = comma + 1;
+  }
+}
+
+// What --input-shape and --constant say, checked before anything is read
+// (errors are bad usage).
+struct ImportFlags {
+  ModelImportOptions options;  // the shapes; constants are read later
+  std::vector<std::pair<std::string, std::string>> constant_files;  // NAME, FILE
+};
+
+Result<ImportFlags> ParseImportFlags(const ParsedArgs& args, size_t models) {
+  ImportFlags flags;
+  flags.options.input_shapes_option = "--input-shape";
+  flags.options.constants_option = "--constant";
+  MLF_ASSIGN_OR_RETURN(auto shapes, Assignments(args, "input-shape", "D0,D1,..."));
+  MLF_ASSIGN_OR_RETURN(flags.constant_files, Assignments(args, "constant"));
+  if ((!shapes.empty() || !flags.constant_files.empty()) && models > 1) {
+    return InvalidArgument(std::string(shapes.empty() ? "--constant" : "--input-shape") +
+                           " applies to one model, and this export has " +
+                           std::to_string(models) + ": export the model it is for on its own");
+  }
+  for (const auto& [name, text] : shapes) {
+    MLF_ASSIGN_OR_RETURN(flags.options.input_shapes[name], ParseDimensions(name, text));
+  }
+  return flags;
+}
+
+// Reads each --constant file into `options`.
+Status ReadConstants(const ImportFlags& flags, ModelImportOptions& options) {
+  for (const auto& [name, path] : flags.constant_files) {
+    Result<NpyArray> array = ReadNpyFile(path);
+    if (!array.ok()) return array.status().WithContext("--constant " + QuoteForMessage(name));
+    ir::HostTensor& tensor = options.constants[name];
+    tensor.dtype = array->dtype;
+    tensor.shape = array->shape;
+    tensor.bytes = std::move(array->data);
+  }
+  return Status::Ok();
+}
+
 Result<Compression> ParseCompression(const std::string& text) {
   if (text == "none") return Compression::kNone;
   if (text == "gzip") return Compression::kGzip;
@@ -112,9 +180,15 @@ int RunExport(const ParsedArgs& args) {
   const NamedPath output = FlagPath("-o", args.Get("output"));
   std::vector<NamedPath> read;
   for (const ModelSpec& spec : *specs) read.push_back(FlagPath("MODEL", spec.path));
+  Result<ImportFlags> import = ParseImportFlags(args, specs->size());
+  if (!import.ok()) return ReportUsageError("export", import.status().message());
+  for (const auto& [name, path] : import->constant_files) read.push_back(FlagPath("--constant", path));
   Status distinct = CheckOutputFile(output, read);
   if (!distinct.ok()) return ReportUsageError("export", distinct.message());
   ModelFileOptions compile;
+  compile.import = import->options;
+  Status constants = ReadConstants(*import, compile.import);
+  if (!constants.ok()) return ReportFailure(constants);
   compile.compile.link_params = args.Has("link-params");
   compile.compile.optimize = !args.Has("no-optimize");
   compile.keep_source = args.Has("keep-source");
@@ -148,7 +222,8 @@ const Command& ExportCommand() {
       {{"output", true, false, "o"}, {"link-params", false, false, ""},
        {"no-host-lib", false, false, ""}, {"compress", true, false, ""},
        {"no-optimize", false, false, ""}, {"keep-source", false, false, ""},
-       {"json", false, false, ""}},
+       {"json", false, false, ""}, {"input-shape", true, true, ""},
+       {"constant", true, true, ""}},
       RunExport};
   return command;
 }

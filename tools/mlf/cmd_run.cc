@@ -9,6 +9,7 @@
 #include "artifact/base/display_text.h"
 #include "artifact/format/npy.h"
 #include "artifact/format/tensor_values.h"
+#include "tools/mlf/assignments.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
 #include "tools/mlf/output_path.h"
@@ -60,23 +61,6 @@ struct RunConfig {
   std::optional<uint64_t> seed;
   double rtol = 1e-5, atol = 1e-6;
 };
-
-// The NAME=FILE values of a repeatable flag; a NAME given twice is bad usage.
-Result<std::vector<std::pair<std::string, std::string>>> Assignments(const ParsedArgs& args,
-                                                                     const std::string& flag) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const std::string& assignment : args.GetAll(flag)) {
-    MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment(flag, assignment));
-    for (const auto& earlier : pairs) {
-      if (earlier.first == pair.first) {
-        return InvalidArgument("--" + flag + " names " + QuoteForMessage(pair.first) +
-                               " more than once");
-      }
-    }
-    pairs.push_back(pair);
-  }
-  return pairs;
-}
 
 Result<RunConfig> ConfigFromArgs(const ParsedArgs& args) {
   RunConfig c;

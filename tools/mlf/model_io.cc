@@ -122,13 +122,4 @@ Result<Comparison> CompareOutput(const AotExecutor& executor, int index, const N
   return c;
 }
 
-Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& flag,
-                                                            const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-    return InvalidArgument("--" + flag + " needs NAME=FILE.npy, got '" + text + "'");
-  }
-  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
-}
-
 }  // namespace mlf::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "artifact/base/status.h"
+#include "tools/mlf/assignments.h"  // SplitAssignment, for the commands that read tensors
 #include "artifact/format/npy.h"
 #include "loader/host/model_library.h"
 #include "tools/mlf/args.h"
@@ -45,10 +46,6 @@ struct Comparison {
 // Compares output `index` with `expected` (dtype and shape must match).
 Result<Comparison> CompareOutput(const AotExecutor& executor, int index, const NpyArray& expected,
                                  double rtol, double atol);
-
-// Parses "NAME=PATH" of --input.
-Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& flag,
-                                                            const std::string& text);
 
 }  // namespace mlf::cli
 
