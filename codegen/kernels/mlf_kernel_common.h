@@ -29,6 +29,8 @@
 #define MLFK_X86 0
 #endif
 
+/* The same numbers as MLF_KERNEL_ISA_* of mlf/model_abi.h (the generated
+ * run function passes the caller's choice on as it is). */
 #define MLFK_ISA_PORTABLE 0
 #define MLFK_ISA_AVX2 1
 #define MLFK_ISA_AVX512 2
