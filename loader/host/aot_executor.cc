@@ -40,22 +40,23 @@ Status AotExecutor::Configure(const ExecutorOptions& options) {
                            ", got " + std::to_string(options.threads));
   }
   std::string isa = options.kernel_isa;
-  std::string source = "kernel_isa";
+  bool from_env = false;
   if (isa.empty()) {
     const char* env = std::getenv(kKernelIsaEnv);
     if (env != nullptr && *env != '\0') {
       isa = env;
-      source = kKernelIsaEnv;
+      from_env = true;
     }
   }
   if (!isa.empty()) {
     Result<int32_t> checked = CheckedKernelIsa(isa);
-    if (!checked.ok()) return checked.status().WithContext(source);
+    if (!checked.ok()) return from_env ? checked.status().WithContext(kKernelIsaEnv) : checked.status();
+    const std::string source = from_env ? std::string(kKernelIsaEnv) + "=" + isa : isa;
     // Without the run context the choice could not reach the kernels: an
     // error, not a run on whatever the code picks by itself.
     if (binding_->run_ctx == nullptr) {
       return FailedPrecondition("module '" + binding_->module + "' cannot run a forced kernel variant (" +
-                                source + " " + isa + "): its code has no " + binding_->entry_symbol +
+                                source + "): its code has no " + binding_->entry_symbol +
                                 "_ctx (generated for ABI 1, or not by mlfkit's compiler); export it "
                                 "again with this mlfkit");
     }
