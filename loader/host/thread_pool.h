@@ -4,7 +4,10 @@
 // the thread that calls ParallelFor works too. ParallelFor(fn, arg, n) runs
 // fn(arg, i) for every i in [0, n) and returns when all have returned: the
 // mlf_parallel_for_fn of mlf/model_abi.h that generated code receives in its
-// run context (Callback). It allocates nothing. Workers wait for work by
+// run context (Callback). It allocates nothing. Tasks are claimed one at a
+// time, so the caller never waits for a worker that has not woken up: on a
+// busy machine it runs the tasks itself (no slower than one thread) instead
+// of waiting a scheduler slice per parallel region. Workers wait for work by
 // spinning briefly (a kernel's next parallel region follows within
 // microseconds), then on a condition variable.
 //
@@ -45,15 +48,16 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable wake_, finished_;
   std::atomic<bool> stop_{false};
-  // The current job: written before generation_ moves on (release), read by
-  // workers after they see it move (acquire), not written again before every
-  // worker has checked out of it (pending_).
+  // The current job: generation (24 bits), task count (20 bits) and next
+  // unclaimed task (20 bits) in one word, so a task is claimed by one
+  // compare-and-swap that also proves the job is still the current one; fn_
+  // and arg_ are written before the word is published (release) and read
+  // only by a thread holding a claimed task, and a job does not end (done_ ==
+  // n) before every claimed task has run.
+  std::atomic<uint64_t> job_{0};
   TaskFn fn_ = nullptr;
   void* arg_ = nullptr;
-  int32_t n_ = 0;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int32_t> next_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<int32_t> done_{0};
 };
 
 }  // namespace mlf
