@@ -32,9 +32,10 @@ loaded 2-core machine (load average 12).
   --iterations N    timed runs per round and side (default 50)
   --warmup W        untimed runs before them (default 10)
   --rounds R        rounds per model and thread count (default 3)
-  --threads T,T...  ONNX Runtime's intraOpNumThreads, one table row each
-                    (default 1); mlfkit gets the same once `mlf bench
-                    --threads` means intra-op threads, until then it runs on 1
+  --threads T,T...  intra-op threads of both sides, one table row each
+                    (default 1): ONNX Runtime's intraOpNumThreads and `mlf
+                    bench --threads` (an mlf from before intra-op threads
+                    runs on 1, and the report says so)
   --json            print only the JSON line
   --work-dir DIR    keep archives, inputs and outputs in DIR (default: a
                     temporary directory, removed)

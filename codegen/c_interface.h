@@ -1,4 +1,4 @@
-// Emits the C interface of a compiled module (generated-code ABI version 1,
+// Emits the C interface of a compiled module (generated-code ABI version 2,
 // schemas/model_abi.h): the header tvmgen_<mod>.h and a source defining
 // tvmgen_<mod>_metadata(). The text comes from artifact/format/c_interface.h, which
 // mlf upgrade uses too, so every code path that produces an archive gives

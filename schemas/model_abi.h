@@ -1,5 +1,5 @@
 /*
- * mlf/model_abi.h - the generated-code ABI of mlfkit, version 1.
+ * mlf/model_abi.h - the generated-code ABI of mlfkit, version 2.
  *
  * Standalone C99 (only <stdint.h>), shared by the code generator, the host
  * loader and the firmware loader; every archive carries a copy at
@@ -13,6 +13,8 @@
  *   struct tvmgen_<mod>_workspace_pools { void* workspace; const void* constants; };
  *   int32_t tvmgen_<mod>_run(struct tvmgen_<mod>_inputs*, struct tvmgen_<mod>_outputs*,
  *                            struct tvmgen_<mod>_workspace_pools*);      0 = success
+ *   int32_t tvmgen_<mod>_run_ctx(..._inputs*, ..._outputs*, ..._workspace_pools*,
+ *                                const struct mlf_run_context*);          ABI 2, see below
  *   const struct mlf_model_metadata* tvmgen_<mod>_metadata(void);
  *   #define TVMGEN_<MOD>_<C_NAME>_SIZE   bytes of each input and output
  *   #define TVMGEN_<MOD>_WORKSPACE_SIZE  bytes the caller provides, MLF_WORKSPACE_ALIGNMENT aligned
@@ -23,6 +25,19 @@
  * `void*` in metadata order. Every buffer is caller-owned, dense, C-order and
  * at least MLF_WORKSPACE_ALIGNMENT-aligned for the workspace, element-aligned
  * for inputs and outputs.
+ *
+ * Run context (ABI 2): tvmgen_<mod>_run_ctx runs the model as `ctx` says:
+ * the kernel variant (MLF_KERNEL_ISA_*) and the intra-op parallel-for, which
+ * reach every kernel call through the arguments, never through a global, so
+ * callers of one library may run with different settings at once.
+ * ctx may be NULL: the serial context (best variant, one thread);
+ * tvmgen_<mod>_run is tvmgen_<mod>_run_ctx with it, and is what firmware
+ * calls. Code that calls kernels refuses a forced variant this CPU (or this
+ * build) does not run before anything runs, with MLF_RUN_ERROR_KERNEL_ISA;
+ * code without kernels ignores kernel_isa (loaders check it themselves). Code without kernels or threads (modules
+ * upgraded from TVM) may omit tvmgen_<mod>_run_ctx: loaders find it with
+ * dlsym and, without it, call tvmgen_<mod>_run. ABI 1 code has only
+ * tvmgen_<mod>_run; loaders run it as before (serially, best variant).
  *
  * Reentrancy: generated code has no mutable globals. All scratch memory is
  * the caller's workspace, so one library serves any number of concurrent
@@ -38,7 +53,7 @@
 extern "C" {
 #endif
 
-#define MLF_ABI_VERSION 1
+#define MLF_ABI_VERSION 2
 
 /* Alignment of the workspace, of every planned offset in it, and of every
  * tensor in a parameter blob. */
@@ -65,6 +80,30 @@ struct mlf_tensor_info {
   int32_t ndim;
   const int64_t* shape; /* ndim entries; NULL when ndim is 0 */
   uint64_t size_bytes;
+};
+
+/* Kernel variants (codegen/kernels): the best this CPU runs, or one forced. */
+#define MLF_KERNEL_ISA_AUTO (-1)
+#define MLF_KERNEL_ISA_PORTABLE 0
+#define MLF_KERNEL_ISA_AVX2 1   /* x86-64 AVX2 + FMA */
+#define MLF_KERNEL_ISA_AVX512 2 /* x86-64 AVX-512F + FMA */
+
+/* tvmgen_<mod>_run_ctx's result when ctx->kernel_isa is a variant this CPU or
+ * this build does not run (nothing has run). */
+#define MLF_RUN_ERROR_KERNEL_ISA 2
+
+/* Runs fn(fn_arg, i) for every i in [0, n) and returns when all have
+ * returned; calls may run at the same time on different threads. The code
+ * splits work over output elements only (never a sum), so the results are
+ * the same bits for any number of threads and any order of the calls. */
+typedef void (*mlf_parallel_for_fn)(void* pool, void (*fn)(void* fn_arg, int32_t i),
+                                    void* fn_arg, int32_t n);
+
+struct mlf_run_context {
+  int32_t kernel_isa;  /* MLF_KERNEL_ISA_* */
+  int32_t num_threads; /* >= 1: how many calls parallel_for runs at once */
+  mlf_parallel_for_fn parallel_for; /* NULL: serial */
+  void* pool;                       /* parallel_for's first argument */
 };
 
 struct mlf_model_metadata {

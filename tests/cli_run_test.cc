@@ -626,12 +626,15 @@ TEST_F(CliRunTest, MissingArchiveArgument) {
 // --------------------------------------------------------------------- bench
 
 TEST_F(CliRunTest, BenchJsonReportsPercentilesAndThroughput) {
-  CommandResult r = Mlf({"bench", archives_->pair, "--iterations", "200", "--threads", "2", "--json"});
+  CommandResult r = Mlf({"bench", archives_->pair, "--iterations", "200", "--executors", "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << Why(r);
   EXPECT_EQ(r.err, "");
   nlohmann::json j = Json(r);
   EXPECT_EQ(j["module"], "pair");
-  EXPECT_EQ(j["threads"], 2);
+  EXPECT_EQ(j["executors"], 2);
+  EXPECT_EQ(j["threads"], 1);
+  EXPECT_EQ(j["threads_used"], 1);
+  EXPECT_EQ(j["kernel_isa"], "auto");
   EXPECT_EQ(j["iterations"], 200);
   EXPECT_EQ(j["runs"], 400);
   EXPECT_EQ(j["code_origin"], "archive");
@@ -675,9 +678,9 @@ TEST_F(CliRunTest, BenchDrawsProgressOnATerminal) {
 
 TEST_F(CliRunTest, BenchBadFlags) {
   ExpectUsageError(Mlf({"bench", archives_->pair, "--threads", "0"}), "bench",
-                   "--threads must be between 1 and 256");
-  ExpectUsageError(Mlf({"bench", archives_->pair, "--threads", "257"}), "bench",
-                   "--threads must be between 1 and 256");
+                   "--threads must be between 1 and 256, got '0'");
+  ExpectUsageError(Mlf({"bench", archives_->pair, "--executors", "257"}), "bench",
+                   "--executors must be between 1 and 256");
   ExpectUsageError(Mlf({"bench", archives_->pair, "--iterations", "0"}), "bench",
                    "--iterations must be at least 1");
   ExpectUsageError(Mlf({"bench", archives_->pair, "--iterations", "abc"}), "bench",

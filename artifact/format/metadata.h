@@ -30,8 +30,11 @@ namespace mlf {
 
 // The metadata version this build writes; readers also accept TVM's 5–7.
 inline constexpr int kMetadataVersion = 8;
-// The generated-code ABI version (schemas/model_abi.h: MLF_ABI_VERSION).
-inline constexpr int kAbiVersion = 1;
+// The generated-code ABI version written (schemas/model_abi.h: MLF_ABI_VERSION);
+// readers accept every version from kMinAbiVersion on (docs/design.md,
+// "Generated-code ABI").
+inline constexpr int kAbiVersion = 2;
+inline constexpr int kMinAbiVersion = 1;
 // Bounds on metadata.json itself, applied before parsing.
 inline constexpr uint64_t kMaxMetadataBytes = 16ull << 20;
 inline constexpr int kMaxJsonDepth = 64;

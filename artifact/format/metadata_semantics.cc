@@ -124,9 +124,10 @@ Status CheckNamesPrintable(const ModuleMetadata& m) {
 }
 
 Status CheckModule(const ModuleMetadata& m, const Metadata& md, bool check_files) {
-  if (m.abi_version != kAbiVersion) {
+  if (m.abi_version < kMinAbiVersion || m.abi_version > kAbiVersion) {
     return FailedPrecondition("abi_version " + std::to_string(m.abi_version) +
-                              " is not supported (this mlfkit implements ABI version " +
+                              " is not supported (this mlfkit implements ABI versions " +
+                              std::to_string(kMinAbiVersion) + " to " +
                               std::to_string(kAbiVersion) + ")");
   }
   MLF_RETURN_IF_ERROR(CheckNamesPrintable(m));

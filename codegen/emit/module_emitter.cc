@@ -135,6 +135,20 @@ std::string OutputCopies(const ir::Graph& g, const std::vector<TensorInfo>& outp
   return out;
 }
 
+// The start of tvmgen_<mod>_run_ctx (mlf/model_abi.h, "Run context"): with
+// kernels, `kex` is what every kernel call receives, the variant checked
+// once against this CPU; a NULL context is the serial one.
+std::string RunContextSetup(bool kernels) {
+  if (!kernels) return "  (void)ctx; /* no kernels: nothing to choose or split */\n";
+  return "  mlfk_exec kex;\n"
+         "  kex.isa = ctx == NULL || ctx->kernel_isa == MLF_KERNEL_ISA_AUTO ? mlfk_isa()\n"
+         "                                                              : (int)ctx->kernel_isa;\n"
+         "  if (!mlfk_isa_supported(kex.isa)) return MLF_RUN_ERROR_KERNEL_ISA;\n"
+         "  kex.threads = ctx != NULL && ctx->num_threads > 1 ? (int)ctx->num_threads : 1;\n"
+         "  kex.parallel_for = ctx != NULL ? ctx->parallel_for : NULL;\n"
+         "  kex.pool = ctx != NULL ? ctx->pool : NULL;\n";
+}
+
 }  // namespace
 
 Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
@@ -195,6 +209,7 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
     }
     if (f.needs_scratch) args += (args.empty() ? "" : ", ") + std::string("(void*)(ws + ") +
                                  std::to_string(plan.scratch_offsets.at(static_cast<int>(n))) + ")";
+    if (f.needs_exec) args += (args.empty() ? "" : ", ") + std::string("&kex");
     calls += "  " + f.name + "(" + args + ");\n";
     const ops::OpDef* def = ops::FindOp(node.op);
     MLF_ASSIGN_OR_RETURN(std::string source_op, node.String("mlf.source_op", node.op));
@@ -207,13 +222,18 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
     if (!act.empty()) info.ops.push_back(act);
     m.metadata.operators.push_back(std::move(info));
   }
-  src << "int32_t tvmgen_" << c << "_run(struct tvmgen_" << c << "_inputs* inputs,\n"
+  src << "int32_t tvmgen_" << c << "_run_ctx(struct tvmgen_" << c << "_inputs* inputs,\n"
       << "    struct tvmgen_" << c << "_outputs* outputs,\n    struct tvmgen_" << c
-      << "_workspace_pools* pools) {\n"
+      << "_workspace_pools* pools,\n    const struct mlf_run_context* ctx) {\n"
       << "  uint8_t* ws = (uint8_t*)pools->workspace;\n"
       << "  const uint8_t* cs = (const uint8_t*)pools->constants;\n"
+      << RunContextSetup(!kernel_families.empty())
       << "  (void)ws;\n  (void)cs;\n  (void)inputs;\n  (void)outputs;\n"
-      << calls << OutputCopies(g, m.metadata.outputs, place) << "  return 0;\n}\n";
+      << calls << OutputCopies(g, m.metadata.outputs, place) << "  return 0;\n}\n\n"
+      << "int32_t tvmgen_" << c << "_run(struct tvmgen_" << c << "_inputs* inputs,\n"
+      << "    struct tvmgen_" << c << "_outputs* outputs,\n    struct tvmgen_" << c
+      << "_workspace_pools* pools) {\n"
+      << "  return tvmgen_" << c << "_run_ctx(inputs, outputs, pools, NULL);\n}\n";
   m.sources.push_back({c + "_lib0.c", src.str()});
   MLF_ASSIGN_OR_RETURN(m.support_files, kernels::KernelFiles(kernel_families));
   return m;

@@ -54,6 +54,8 @@ Result<NodeFunction> EmitNodeFunction(const ir::Graph& graph, size_t index) {
   std::string body;
   ops::EmitContext ctx{node, graph, &f.kernels};
   MLF_RETURN_IF_ERROR(def->emit(ctx, &body));
+  f.needs_exec = !f.kernels.empty();
+  if (f.needs_exec) add("const mlfk_exec* " + std::string(ops::EmitContext::kExec));
   f.definition = "/* " + CCommentText(node.Describe()) + " */\nstatic void " + f.name + "(" + params + ") {\n" +
                  body + "}\n";
   return f;

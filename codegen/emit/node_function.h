@@ -18,6 +18,10 @@ struct NodeFunction {
   // Value ids in parameter order (present inputs, then outputs).
   std::vector<int> params;
   bool needs_scratch = false;
+  // Whether the function takes the run's kernel executor as its last
+  // parameter, `const mlfk_exec* ex` (codegen/kernels/mlf_kernel_common.h):
+  // the variant and the parallel-for of this call. True when it calls a kernel.
+  bool needs_exec = false;
   uint64_t scratch_bytes = 0;
   // Kernel families (codegen/kernels) the definition calls.
   std::set<std::string> kernels;

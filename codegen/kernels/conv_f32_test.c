@@ -13,6 +13,26 @@ static int out_size(int in, int k, int s, int d, int pb, int pe) {
   return (in + pb + pe - ((k - 1) * d + 1)) / s + 1;
 }
 
+/* Intra-op threads: 2-4 tasks (im2col by rows of the columns, the GEMM by
+ * rows and columns of the output) give `serial` bit for bit. */
+static void check_threads(int isa, const mlfk_conv2d_f32_shape* s, const float* x,
+                          const float* packed, const float* bias, const float* serial,
+                          size_t ysize, float* scratch, float lo, float hi, const char* what) {
+  float* split = calloc(ysize + 1, sizeof(float));
+  char split_what[220];
+  int threads;
+  for (threads = 2; threads <= 4; ++threads) {
+    int tasks = 0;
+    const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
+    memset(split, 0, ysize * sizeof(float));
+    mlfk_conv2d_f32_exec(&ex, s, x, packed, bias, split, scratch, lo, hi);
+    snprintf(split_what, sizeof split_what, "%s threads=%d [%s]", what, threads,
+             mlfk_test_isa_name(isa));
+    mlfk_test_expect_same_bits(split_what, split, serial, ysize);
+  }
+  free(split);
+}
+
 /* pad_bottom / pad_right are what the output sizes imply. */
 static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, int sh, int sw, int dh,
                   int dw, int pt, int pl, int pb, int pr, int chunk, float lo, float hi) {
@@ -66,6 +86,7 @@ static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, in
       }
     }
   }
+  check_threads(isa, &s, x, packed, bias, y, ysize, scratch, lo, hi, what);
   free(x); free(wt); free(packed); free(bias); free(y); free(scratch);
 }
 

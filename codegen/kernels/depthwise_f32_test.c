@@ -13,6 +13,25 @@ static int out_size(int in, int k, int s, int d, int pb, int pe) {
   return (in + pb + pe - ((k - 1) * d + 1)) / s + 1;
 }
 
+/* Intra-op threads: 2-4 tasks over the planes give `serial` bit for bit. */
+static void check_threads(int isa, const mlfk_depthwise2d_f32_shape* s, const float* x,
+                          const float* wt, const float* bias, const float* serial, size_t ysize,
+                          float lo, float hi, const char* what) {
+  float* split = calloc(ysize + 1, sizeof(float));
+  char split_what[200];
+  int threads;
+  for (threads = 2; threads <= 4; ++threads) {
+    int tasks = 0;
+    const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
+    memset(split, 0, ysize * sizeof(float));
+    mlfk_depthwise2d_f32_exec(&ex, s, x, wt, bias, split, lo, hi);
+    snprintf(split_what, sizeof split_what, "%s threads=%d [%s]", what, threads,
+             mlfk_test_isa_name(isa));
+    mlfk_test_expect_same_bits(split_what, split, serial, ysize);
+  }
+  free(split);
+}
+
 static void check(int n, int c, int h, int w, int kh, int kw, int sh, int sw, int dh, int dw, int pt,
                   int pl, int pb, int pr, int with_bias, float lo, float hi) {
   mlfk_depthwise2d_f32_shape s;
@@ -62,6 +81,7 @@ static void check(int n, int c, int h, int w, int kh, int kw, int sh, int sw, in
         }
       }
     }
+    check_threads(isa, &s, x, wt, with_bias ? bias : NULL, y, ysize, lo, hi, what);
     if (isa == MLFK_ISA_PORTABLE) {
       memcpy(first, y, ysize * sizeof(float));
     } else {

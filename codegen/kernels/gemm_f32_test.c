@@ -64,6 +64,42 @@ static void check_nan(int isa) {
   mlfk_test_expect_eq("nan, relu", 2, c[2], 1.0f);
 }
 
+/* Intra-op threads: 2-4 tasks give the serial result bit for bit, whether
+ * the split falls on rows (many panels) or columns (one panel), with the
+ * M % 8 rows and a ragged last column block. */
+static void check_threads(int isa, int m, int n, int k) {
+  const size_t cn = (size_t)m * n;
+  float* a = calloc((size_t)(m * k + 1), sizeof(float));
+  float* b = calloc((size_t)(k * n + 1), sizeof(float));
+  float* bias = calloc((size_t)(m + 1), sizeof(float));
+  float* serial = calloc(cn + 1, sizeof(float));
+  float* split = calloc(cn + 1, sizeof(float));
+  char what[128];
+  int threads;
+  mlfk_test_fill(a, (size_t)m * k, 11u);
+  mlfk_test_fill(b, (size_t)k * n, 12u);
+  mlfk_test_fill(bias, (size_t)m, 13u);
+  mlfk_gemm_f32_with(isa, m, n, k, a, b, n, bias, serial, n, 0.0f, 6.0f);
+  for (threads = 2; threads <= 4; ++threads) {
+    int tasks = 0;
+    const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
+    memset(split, 0, cn * sizeof(float));
+    mlfk_gemm_f32_exec(&ex, m, n, k, a, b, n, bias, split, n, 0.0f, 6.0f);
+    snprintf(what, sizeof what, "gemm threads=%d m=%d n=%d k=%d [%s]", threads, m, n, k,
+             mlfk_test_isa_name(isa));
+    mlfk_test_expect_same_bits(what, split, serial, cn);
+    if (tasks != threads) {
+      printf("FAIL %s: %d tasks, want %d\n", what, tasks, threads);
+      ++mlfk_test_failures;
+    }
+  }
+  free(a);
+  free(b);
+  free(bias);
+  free(serial);
+  free(split);
+}
+
 int main(void) {
   static const int ms[] = {1, 7, 8, 9, 16, 21};
   static const int ns[] = {1, 5, 8, 13, 31, 32, 33, 70, 600};
@@ -84,6 +120,8 @@ int main(void) {
     check(isa, 9, 33, 17, 1, -0.5f, 0.25f);       /* Clip */
     check(isa, 24, 520, 20, 0, 0.0f, 6.0f);       /* N across the N block */
     check_nan(isa);
+    check_threads(isa, 37, 70, 300);  /* rows: 4 panels and 5 rows */
+    check_threads(isa, 9, 130, 20);   /* one panel: columns, the last 2 wide */
   }
   return mlfk_test_finish("gemm_f32_test");
 }

@@ -67,6 +67,42 @@ MLFK_FN void mlfk_test_expect_eq(const char* what, size_t index, float got, floa
   }
 }
 
+/* A parallel-for for the split tests, serial but out of order: the tasks
+ * run last to first, so a task that depended on another's output, or wrote
+ * outside its part, would show in the results. Counts the tasks it ran. */
+MLFK_FN void mlfk_test_parallel_for(void* pool, mlfk_task_fn fn, void* arg, int32_t n) {
+  int32_t i;
+  for (i = n - 1; i >= 0; --i) fn(arg, i);
+  *(int*)pool += (int)n;
+}
+
+/* An executor of variant `isa` with `threads` tasks through
+ * mlfk_test_parallel_for, counting into *tasks. */
+MLFK_FN mlfk_exec mlfk_test_exec(int isa, int threads, int* tasks) {
+  mlfk_exec ex;
+  ex.isa = isa;
+  ex.threads = threads;
+  ex.parallel_for = mlfk_test_parallel_for;
+  ex.pool = tasks;
+  return ex;
+}
+
+/* The same n floats bit for bit (a split must not change a single bit). */
+MLFK_FN void mlfk_test_expect_same_bits(const char* what, const float* got, const float* want,
+                                        size_t n) {
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+      if (mlfk_test_failures < 20) {
+        printf("FAIL %s element %lu: got %.9g, serial %.9g\n", what, (unsigned long)i,
+               (double)got[i], (double)want[i]);
+      }
+      ++mlfk_test_failures;
+      return;
+    }
+  }
+}
+
 /* Prints which variants ran and which this CPU lacks (skipped, not passed). */
 MLFK_FN void mlfk_test_report_isas(void) {
   int isa;

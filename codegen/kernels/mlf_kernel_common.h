@@ -17,6 +17,8 @@
 #define MLFK_RESTRICT
 #endif
 
+#include <stdint.h>
+
 /* x86-64 variants: only where the compiler has target attributes and
  * __builtin_cpu_supports; everything else (firmware) builds portable C. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(MLFK_PORTABLE_ONLY)
@@ -27,6 +29,8 @@
 #define MLFK_X86 0
 #endif
 
+/* The same numbers as MLF_KERNEL_ISA_* of mlf/model_abi.h (the generated
+ * run function passes the caller's choice on as it is). */
 #define MLFK_ISA_PORTABLE 0
 #define MLFK_ISA_AVX2 1
 #define MLFK_ISA_AVX512 2
@@ -47,6 +51,55 @@ MLFK_FN int mlfk_isa(void) {
   if (mlfk_isa_supported(MLFK_ISA_AVX512)) return MLFK_ISA_AVX512;
   if (mlfk_isa_supported(MLFK_ISA_AVX2)) return MLFK_ISA_AVX2;
   return MLFK_ISA_PORTABLE;
+}
+
+/* How one run executes the kernels (docs/design.md, "Generated-code ABI"):
+ * the variant and the intra-op parallel-for, handed by the generated
+ * tvmgen_<mod>_run_ctx to every kernel call, never kept in a global, so two
+ * callers of one library may use different settings at the same time.
+ *
+ * parallel_for(pool, fn, arg, n) runs fn(arg, i) for every i in [0, n) and
+ * returns when all have returned; calls may run at once on different threads.
+ * NULL (firmware, the serial context, a NULL mlfk_exec) runs them in order
+ * on the caller's thread. Kernels split work over output elements only, each
+ * computed exactly as the serial code computes it, so the results are the
+ * same bits for every thread count. The signature is mlf_parallel_for_fn of
+ * mlf/model_abi.h, so the loader's function is used as it is. */
+typedef void (*mlfk_task_fn)(void* arg, int32_t task);
+typedef struct {
+  int isa;     /* MLFK_ISA_*, one this CPU supports */
+  int threads; /* >= 1: tasks worth running at once */
+  void (*parallel_for)(void* pool, mlfk_task_fn fn, void* arg, int32_t n);
+  void* pool;
+} mlfk_exec;
+
+/* The variant of `ex`; the best this CPU has when ex is NULL. */
+MLFK_FN int mlfk_exec_isa(const mlfk_exec* ex) {
+  return ex ? ex->isa : mlfk_isa();
+}
+
+/* How many tasks to cut `units` independent pieces of work into. */
+MLFK_FN int mlfk_exec_tasks(const mlfk_exec* ex, int units) {
+  const int t = ex && ex->parallel_for && ex->threads > 1 ? ex->threads : 1;
+  return units < t ? (units > 0 ? units : 1) : t;
+}
+
+/* fn(arg, i) for i in [0, n): through the executor's pool when it has one. */
+MLFK_FN void mlfk_exec_run(const mlfk_exec* ex, mlfk_task_fn fn, void* arg, int n) {
+  int i;
+  if (n > 1 && ex && ex->parallel_for) {
+    ex->parallel_for(ex->pool, fn, arg, (int32_t)n);
+    return;
+  }
+  for (i = 0; i < n; ++i) fn(arg, (int32_t)i);
+}
+
+/* Part `i` of `parts` of [0, units): [*b, *e), contiguous, in order, sizes
+ * differing by at most one. */
+MLFK_FN void mlfk_split(int units, int parts, int i, int* b, int* e) {
+  const int base = units / parts, extra = units % parts;
+  *b = i * base + (i < extra ? i : extra);
+  *e = *b + base + (i < extra ? 1 : 0);
 }
 
 /* max(v, lo) then min(., hi) as the vector code does it: NaN gives lo, as the

@@ -29,49 +29,68 @@ typedef struct {
   int chunk;             /* output pixels per im2col chunk (> 0) */
 } mlfk_conv2d_f32_shape;
 
+/* Rows [r0, r1) of cols[K][count] (row r is channel r / (KH * KW), tap
+ * r % (KH * KW)) for output pixels [p0, p0 + count) of one image x[C][H][W]. */
+MLFK_FN void mlfk_im2col_f32_rows(const mlfk_conv2d_f32_shape* s, const float* MLFK_RESTRICT x,
+                                  int p0, int count, int r0, int r1, float* MLFK_RESTRICT cols) {
+  const int taps = s->kh * s->kw;
+  int r;
+  for (r = r0; r < r1; ++r) {
+    const int ci = r / taps, ky = r % taps / s->kw, kx = r % s->kw;
+    const float* xc = x + (ptrdiff_t)ci * s->h * s->w;
+    float* row = cols + (ptrdiff_t)r * count;
+    /* Output columns whose tap kx lands inside the input: [lo, hi). */
+    const int off = kx * s->dw - s->pad_left;
+    int lo = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
+    int hi = (s->w - 1 - off) >= 0 ? (s->w - 1 - off) / s->sw + 1 : 0;
+    int p = p0, i = 0;
+    if (lo > s->ow) lo = s->ow;
+    if (hi > s->ow) hi = s->ow;
+    if (hi < lo) hi = lo;
+    while (i < count) {
+      const int oy = p / s->ow, ox0 = p % s->ow;
+      const int run = s->ow - ox0 < count - i ? s->ow - ox0 : count - i;
+      const int iy = oy * s->sh - s->pad_top + ky * s->dh;
+      float* out = row + i;
+      int ox;
+      if (iy < 0 || iy >= s->h) {
+        for (ox = 0; ox < run; ++ox) out[ox] = 0.0f;
+      } else {
+        const float* xr = xc + (ptrdiff_t)iy * s->w + off;
+        const int a = lo > ox0 ? lo : ox0, b = hi < ox0 + run ? hi : ox0 + run;
+        for (ox = ox0; ox < a && ox < ox0 + run; ++ox) out[ox - ox0] = 0.0f;
+        if (s->sw == 1) {
+          for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox];
+        } else {
+          for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox * s->sw];
+        }
+        for (ox = b > a ? b : a; ox < ox0 + run; ++ox) out[ox - ox0] = 0.0f;
+      }
+      i += run;
+      p += run;
+    }
+  }
+}
+
 /* cols[K][count] for output pixels [p0, p0 + count) of one image x[C][H][W]. */
 MLFK_FN void mlfk_im2col_f32(const mlfk_conv2d_f32_shape* s, const float* MLFK_RESTRICT x, int p0,
                              int count, float* MLFK_RESTRICT cols) {
-  int ci, ky, kx;
-  float* row = cols;
-  for (ci = 0; ci < s->c; ++ci) {
-    const float* xc = x + (ptrdiff_t)ci * s->h * s->w;
-    for (ky = 0; ky < s->kh; ++ky) {
-      for (kx = 0; kx < s->kw; ++kx) {
-        /* Output columns whose tap kx lands inside the input: [lo, hi). */
-        const int off = kx * s->dw - s->pad_left;
-        int lo = off >= 0 ? 0 : (-off + s->sw - 1) / s->sw;
-        int hi = (s->w - 1 - off) >= 0 ? (s->w - 1 - off) / s->sw + 1 : 0;
-        int p = p0, i = 0;
-        if (lo > s->ow) lo = s->ow;
-        if (hi > s->ow) hi = s->ow;
-        if (hi < lo) hi = lo;
-        while (i < count) {
-          const int oy = p / s->ow, ox0 = p % s->ow;
-          const int run = s->ow - ox0 < count - i ? s->ow - ox0 : count - i;
-          const int iy = oy * s->sh - s->pad_top + ky * s->dh;
-          float* out = row + i;
-          int ox;
-          if (iy < 0 || iy >= s->h) {
-            for (ox = 0; ox < run; ++ox) out[ox] = 0.0f;
-          } else {
-            const float* xr = xc + (ptrdiff_t)iy * s->w + off;
-            const int a = lo > ox0 ? lo : ox0, b = hi < ox0 + run ? hi : ox0 + run;
-            for (ox = ox0; ox < a && ox < ox0 + run; ++ox) out[ox - ox0] = 0.0f;
-            if (s->sw == 1) {
-              for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox];
-            } else {
-              for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox * s->sw];
-            }
-            for (ox = b > a ? b : a; ox < ox0 + run; ++ox) out[ox - ox0] = 0.0f;
-          }
-          i += run;
-          p += run;
-        }
-        row += count;
-      }
-    }
-  }
+  mlfk_im2col_f32_rows(s, x, p0, count, 0, s->c * s->kh * s->kw, cols);
+}
+
+/* One chunk's im2col cut into `parts` tasks by rows of cols. */
+typedef struct {
+  const mlfk_conv2d_f32_shape* s;
+  const float* x;
+  int p0, count, parts;
+  float* cols;
+} mlfk_im2col_f32_job;
+
+MLFK_FN void mlfk_im2col_f32_task(void* arg, int32_t task) {
+  const mlfk_im2col_f32_job* j = (const mlfk_im2col_f32_job*)arg;
+  int r0, r1;
+  mlfk_split(j->s->c * j->s->kh * j->s->kw, j->parts, task, &r0, &r1);
+  mlfk_im2col_f32_rows(j->s, j->x, j->p0, j->count, r0, r1, j->cols);
 }
 
 /* Scratch floats mlfk_conv2d_f32 needs for `s` (0 for the direct 1x1 case). */
@@ -81,11 +100,14 @@ MLFK_FN size_t mlfk_conv2d_f32_scratch(const mlfk_conv2d_f32_shape* s) {
   return direct ? 0 : (size_t)s->c * s->kh * s->kw * (size_t)s->chunk;
 }
 
-/* y = clamp(conv(x, w) + bias, lo, hi) with the variant `isa`; `scratch`
- * holds mlfk_conv2d_f32_scratch(s) floats. */
-MLFK_FN void mlfk_conv2d_f32_with(int isa, const mlfk_conv2d_f32_shape* s, const float* x,
-                                  const float* packed_w, const float* bias, float* y,
-                                  float* scratch, float lo, float hi) {
+/* y = clamp(conv(x, w) + bias, lo, hi) as run `ex` says (NULL: the best
+ * variant, serial); `scratch` holds mlfk_conv2d_f32_scratch(s) floats. With
+ * threads, each chunk's columns are built by all of them (rows of cols)
+ * before all of them multiply (rows and columns of the output): the chunk
+ * and its scratch stay what the memory plan sized. */
+MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_shape* s,
+                                  const float* x, const float* packed_w, const float* bias,
+                                  float* y, float* scratch, float lo, float hi) {
   const int k = s->c * s->kh * s->kw;
   const int pixels = s->oh * s->ow;
   const size_t in_image = (size_t)s->c * s->h * s->w, out_image = (size_t)s->m * pixels;
@@ -94,21 +116,39 @@ MLFK_FN void mlfk_conv2d_f32_with(int isa, const mlfk_conv2d_f32_shape* s, const
     const float* xn = x + n * in_image;
     float* yn = y + n * out_image;
     if (mlfk_conv2d_f32_scratch(s) == 0) {
-      mlfk_gemm_f32_with(isa, s->m, pixels, k, packed_w, xn, pixels, bias, yn, pixels, lo, hi);
+      mlfk_gemm_f32_exec(ex, s->m, pixels, k, packed_w, xn, pixels, bias, yn, pixels, lo, hi);
       continue;
     }
     for (p0 = 0; p0 < pixels; p0 += s->chunk) {
-      const int count = pixels - p0 < s->chunk ? pixels - p0 : s->chunk;
-      mlfk_im2col_f32(s, xn, p0, count, scratch);
-      mlfk_gemm_f32_with(isa, s->m, count, k, packed_w, scratch, count, bias, yn + p0, pixels, lo,
-                         hi);
+      mlfk_im2col_f32_job j;
+      j.s = s;
+      j.x = xn;
+      j.p0 = p0;
+      j.count = pixels - p0 < s->chunk ? pixels - p0 : s->chunk;
+      j.parts = mlfk_exec_tasks(ex, k);
+      j.cols = scratch;
+      mlfk_exec_run(ex, mlfk_im2col_f32_task, &j, j.parts);
+      mlfk_gemm_f32_exec(ex, s->m, j.count, k, packed_w, scratch, j.count, bias, yn + p0, pixels,
+                         lo, hi);
     }
   }
 }
 
+/* The same with the variant `isa`, serial. */
+MLFK_FN void mlfk_conv2d_f32_with(int isa, const mlfk_conv2d_f32_shape* s, const float* x,
+                                  const float* packed_w, const float* bias, float* y,
+                                  float* scratch, float lo, float hi) {
+  mlfk_exec ex;
+  ex.isa = isa;
+  ex.threads = 1;
+  ex.parallel_for = NULL;
+  ex.pool = NULL;
+  mlfk_conv2d_f32_exec(&ex, s, x, packed_w, bias, y, scratch, lo, hi);
+}
+
 MLFK_FN void mlfk_conv2d_f32(const mlfk_conv2d_f32_shape* s, const float* x, const float* packed_w,
                              const float* bias, float* y, float* scratch, float lo, float hi) {
-  mlfk_conv2d_f32_with(mlfk_isa(), s, x, packed_w, bias, y, scratch, lo, hi);
+  mlfk_conv2d_f32_exec(NULL, s, x, packed_w, bias, y, scratch, lo, hi);
 }
 
 #endif /* MLF_KERNEL_CONV_F32_H_ */

@@ -136,7 +136,7 @@ typedef struct {
     if (ox_lo > s->ow) ox_lo = s->ow;                                                         \
     if (ox_hi > s->ow) ox_hi = s->ow;                                                         \
     if (ox_hi < ox_lo) ox_hi = ox_lo;                                                         \
-    for (plane = 0; plane < s->n * s->c; ++plane) {                                           \
+    for (plane = plane0; plane < plane1; ++plane) {                                           \
       const int ch = plane % s->c;                                                            \
       const float* xp = x + plane * in_plane;                                                 \
       const float* wp = w + (size_t)ch * s->kh * s->kw;                                       \
@@ -166,18 +166,18 @@ typedef struct {
 
 MLFK_FN void mlfk_depthwise2d_f32_portable(const mlfk_depthwise2d_f32_shape* s, const float* x,
                                            const float* w, const float* bias, float* y, float lo,
-                                           float hi) MLFK_DEPTHWISE_BODY
+                                           float hi, int plane0, int plane1) MLFK_DEPTHWISE_BODY
 
 #if MLFK_X86
 MLFK_TARGET("avx2,fma")
 MLFK_FN void mlfk_depthwise2d_f32_avx2(const mlfk_depthwise2d_f32_shape* s, const float* x,
                                        const float* w, const float* bias, float* y, float lo,
-                                       float hi) MLFK_DEPTHWISE_BODY
+                                       float hi, int plane0, int plane1) MLFK_DEPTHWISE_BODY
 
 MLFK_TARGET("avx512f,avx2,fma")
 MLFK_FN void mlfk_depthwise2d_f32_avx512(const mlfk_depthwise2d_f32_shape* s, const float* x,
                                          const float* w, const float* bias, float* y, float lo,
-                                         float hi) MLFK_DEPTHWISE_BODY
+                                         float hi, int plane0, int plane1) MLFK_DEPTHWISE_BODY
 #endif
 
 #undef MLFK_DEPTHWISE_BODY
@@ -185,28 +185,73 @@ MLFK_FN void mlfk_depthwise2d_f32_avx512(const mlfk_depthwise2d_f32_shape* s, co
 #undef MLFK_DEPTHWISE_ROW33
 #undef MLFK_DEPTHWISE_ROW_ANY
 
-/* y = clamp(depthwise(x, w) + bias, lo, hi) with the variant `isa`. */
-MLFK_FN void mlfk_depthwise2d_f32_with(int isa, const mlfk_depthwise2d_f32_shape* s, const float* x,
-                                       const float* w, const float* bias, float* y, float lo,
-                                       float hi) {
+/* Planes [plane0, plane1) (image n, channel c is plane n * C + c) of
+ * y = clamp(depthwise(x, w) + bias, lo, hi) with the variant `isa`. */
+MLFK_FN void mlfk_depthwise2d_f32_planes(int isa, const mlfk_depthwise2d_f32_shape* s,
+                                         const float* x, const float* w, const float* bias,
+                                         float* y, float lo, float hi, int plane0, int plane1) {
 #if MLFK_X86
   if (isa == MLFK_ISA_AVX512) {
-    mlfk_depthwise2d_f32_avx512(s, x, w, bias, y, lo, hi);
+    mlfk_depthwise2d_f32_avx512(s, x, w, bias, y, lo, hi, plane0, plane1);
     return;
   }
   if (isa == MLFK_ISA_AVX2) {
-    mlfk_depthwise2d_f32_avx2(s, x, w, bias, y, lo, hi);
+    mlfk_depthwise2d_f32_avx2(s, x, w, bias, y, lo, hi, plane0, plane1);
     return;
   }
 #endif
   (void)isa;
-  mlfk_depthwise2d_f32_portable(s, x, w, bias, y, lo, hi);
+  mlfk_depthwise2d_f32_portable(s, x, w, bias, y, lo, hi, plane0, plane1);
+}
+
+/* Intra-op threads: the planes cut into contiguous ranges, one per task;
+ * each plane is computed as the serial code computes it. */
+typedef struct {
+  int isa, parts;
+  const mlfk_depthwise2d_f32_shape* s;
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+  float lo, hi;
+} mlfk_depthwise2d_f32_job;
+
+MLFK_FN void mlfk_depthwise2d_f32_task(void* arg, int32_t task) {
+  const mlfk_depthwise2d_f32_job* j = (const mlfk_depthwise2d_f32_job*)arg;
+  int p0, p1;
+  mlfk_split(j->s->n * j->s->c, j->parts, task, &p0, &p1);
+  mlfk_depthwise2d_f32_planes(j->isa, j->s, j->x, j->w, j->bias, j->y, j->lo, j->hi, p0, p1);
+}
+
+/* y = clamp(depthwise(x, w) + bias, lo, hi) as run `ex` says (NULL: the
+ * best variant, serial). */
+MLFK_FN void mlfk_depthwise2d_f32_exec(const mlfk_exec* ex, const mlfk_depthwise2d_f32_shape* s,
+                                       const float* x, const float* w, const float* bias,
+                                       float* y, float lo, float hi) {
+  mlfk_depthwise2d_f32_job j;
+  j.isa = mlfk_exec_isa(ex);
+  j.parts = mlfk_exec_tasks(ex, s->n * s->c);
+  j.s = s;
+  j.x = x;
+  j.w = w;
+  j.bias = bias;
+  j.y = y;
+  j.lo = lo;
+  j.hi = hi;
+  mlfk_exec_run(ex, mlfk_depthwise2d_f32_task, &j, j.parts);
+}
+
+/* The same with the variant `isa`, serial. */
+MLFK_FN void mlfk_depthwise2d_f32_with(int isa, const mlfk_depthwise2d_f32_shape* s, const float* x,
+                                       const float* w, const float* bias, float* y, float lo,
+                                       float hi) {
+  mlfk_depthwise2d_f32_planes(isa, s, x, w, bias, y, lo, hi, 0, s->n * s->c);
 }
 
 MLFK_FN void mlfk_depthwise2d_f32(const mlfk_depthwise2d_f32_shape* s, const float* x,
                                   const float* w, const float* bias, float* y, float lo,
                                   float hi) {
-  mlfk_depthwise2d_f32_with(mlfk_isa(), s, x, w, bias, y, lo, hi);
+  mlfk_depthwise2d_f32_exec(NULL, s, x, w, bias, y, lo, hi);
 }
 
 #endif /* MLF_KERNEL_DEPTHWISE_F32_H_ */

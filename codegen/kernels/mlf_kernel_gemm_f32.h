@@ -247,6 +247,74 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
   }
 }
 
+/* Intra-op threads: C is cut into a grid of tm x tn blocks, rows at panel
+ * boundaries (the M % 8 remaining rows go with the last block) and columns
+ * at multiples of 32 (a multiple of every variant's tile width). Every
+ * element is still computed by the same tile code over the same K blocks in
+ * the same order as in one call, so the grid does not change a bit. */
+#define MLFK_GEMM_NSPLIT 32
+
+typedef struct {
+  int isa, m, n, k, tm, tn;
+  const float* a;
+  const float* b;
+  const float* bias;
+  float* c;
+  ptrdiff_t ldb, ldc;
+  float lo, hi;
+} mlfk_gemm_f32_job;
+
+MLFK_FN void mlfk_gemm_f32_task(void* arg, int32_t task) {
+  const mlfk_gemm_f32_job* g = (const mlfk_gemm_f32_job*)arg;
+  const int panels = g->m / MLFK_GEMM_MR;
+  const int um = panels > 0 ? panels : 1;
+  const int un = (g->n + MLFK_GEMM_NSPLIT - 1) / MLFK_GEMM_NSPLIT;
+  int pb, pe, nb, ne, m0, m1, n0, n1;
+  mlfk_split(um, g->tm, task / g->tn, &pb, &pe);
+  mlfk_split(un, g->tn, task % g->tn, &nb, &ne);
+  m0 = panels > 0 ? pb * MLFK_GEMM_MR : 0;
+  m1 = panels > 0 && pe < panels ? pe * MLFK_GEMM_MR : g->m;
+  n0 = nb * MLFK_GEMM_NSPLIT;
+  n1 = ne * MLFK_GEMM_NSPLIT < g->n ? ne * MLFK_GEMM_NSPLIT : g->n;
+  /* Rows from a panel boundary on are a packed matrix of their own. */
+  mlfk_gemm_f32_with(g->isa, m1 - m0, n1 - n0, g->k, g->a + (ptrdiff_t)m0 * g->k, g->b + n0, g->ldb,
+                     g->bias ? g->bias + m0 : NULL, g->c + (ptrdiff_t)m0 * g->ldc + n0, g->ldc,
+                     g->lo, g->hi);
+}
+
+/* The product as run `ex` says: its variant, split over its threads (NULL:
+ * the best variant, serial). */
+MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const float* a,
+                                const float* b, ptrdiff_t ldb, const float* bias, float* c,
+                                ptrdiff_t ldc, float lo, float hi) {
+  const int panels = m / MLFK_GEMM_MR;
+  const int um = panels > 0 ? panels : 1;
+  const int un = n > 0 ? (n + MLFK_GEMM_NSPLIT - 1) / MLFK_GEMM_NSPLIT : 1;
+  const int tasks = mlfk_exec_tasks(ex, um * un);
+  mlfk_gemm_f32_job g;
+  g.isa = mlfk_exec_isa(ex);
+  if (tasks <= 1 || m <= 0 || n <= 0) {
+    mlfk_gemm_f32_with(g.isa, m, n, k, a, b, ldb, bias, c, ldc, lo, hi);
+    return;
+  }
+  /* Rows first (each task then reads only its panels of A), columns when
+   * there are fewer panels than tasks. */
+  g.tm = um < tasks ? um : tasks;
+  g.tn = tasks / g.tm < un ? tasks / g.tm : un;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = a;
+  g.b = b;
+  g.bias = bias;
+  g.c = c;
+  g.ldb = ldb;
+  g.ldc = ldc;
+  g.lo = lo;
+  g.hi = hi;
+  mlfk_exec_run(ex, mlfk_gemm_f32_task, &g, g.tm * g.tn);
+}
+
 /* The product with the best variant this CPU has. */
 MLFK_FN void mlfk_gemm_f32(int m, int n, int k, const float* a, const float* b, ptrdiff_t ldb,
                            const float* bias, float* c, ptrdiff_t ldc, float lo, float hi) {

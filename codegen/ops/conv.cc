@@ -532,7 +532,7 @@ Status EmitDepthwiseKernel(const EmitContext& ctx, const ConvShape& s, std::stri
   CodeWriter c;
   c.Line("/* n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left */");
   c.Line("static const mlfk_depthwise2d_f32_shape shape = {" + init + "};");
-  c.Line(std::string("mlfk_depthwise2d_f32(&shape, in0, in1, ") +
+  c.Line(std::string("mlfk_depthwise2d_f32_exec(") + EmitContext::kExec + ", &shape, in0, in1, " +
          (ctx.node.HasInput(2) ? "in2" : "NULL") + ", out0, " + clamp.lo + ", " + clamp.hi + ");");
   MLF_RETURN_IF_ERROR(EmitActivationLoop(ctx, clamp, s.n * s.m * w.OutElements(), c));
   *body = c.str();
@@ -556,7 +556,8 @@ Status EmitConvKernel(const EmitContext& ctx, const ConvShape& s, std::string* b
   CodeWriter c;
   c.Line("/* n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left, chunk */");
   c.Line("static const mlfk_conv2d_f32_shape shape = {" + init + "};");
-  c.Line(std::string("mlfk_conv2d_f32(&shape, in0, in1, ") + (ctx.node.HasInput(2) ? "in2" : "NULL") +
+  c.Line(std::string("mlfk_conv2d_f32_exec(") + EmitContext::kExec + ", &shape, in0, in1, " +
+         (ctx.node.HasInput(2) ? "in2" : "NULL") +
          ", out0, " + (ConvKernelScratch(s) ? "(float*)scratch" : "NULL") + ", " + clamp.lo + ", " +
          clamp.hi + ");");
   MLF_RETURN_IF_ERROR(EmitActivationLoop(ctx, clamp, s.n * s.m * w.OutElements(), c));

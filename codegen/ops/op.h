@@ -36,7 +36,8 @@ namespace mlf::ops {
 //
 // with one `in<i>` per PRESENT input i (omitted optional inputs have no
 // parameter; the index i is the ONNX input index, so in0, in2 when input 1 is
-// omitted), one `out<j>` per output, and `scratch` only when scratch() > 0.
+// omitted), one `out<j>` per output, `scratch` only when scratch() > 0, and
+// `const mlfk_exec* ex` last when the body calls a kernel (UseKernel).
 // Constants are passed like any other input. `T` is the C type of the value's
 // dtype (CType). Outputs never alias inputs.
 struct EmitContext {
@@ -55,6 +56,10 @@ struct EmitContext {
   const ir::Value& input(size_t i) const { return graph.value(node.inputs.at(i)); }
   const ir::Value& output(size_t j) const { return graph.value(node.outputs.at(j)); }
   static std::string In(size_t i) { return "in" + std::to_string(i); }
+  // The parameter a body that calls a kernel gets last: `const mlfk_exec*
+  // ex`, to pass to the kernel's _exec entry point (the run's variant and
+  // intra-op threads, mlf/model_abi.h "Run context").
+  static constexpr char kExec[] = "ex";
   static std::string Out(size_t j) { return "out" + std::to_string(j); }
 
   // A fused activation applied to the C expression `value` of dtype float,

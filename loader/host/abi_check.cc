@@ -67,10 +67,14 @@ uint32_t StorageCode(const ModuleMetadata& md) {
 }
 
 Status CheckAll(const mlf_model_metadata& lib, const ModuleMetadata& md) {
-  if (lib.abi_version != MLF_ABI_VERSION || static_cast<int64_t>(lib.abi_version) != md.abi_version) {
+  // Versions 1 and 2 differ only by the optional tvmgen_<mod>_run_ctx, so
+  // this loader runs both (model_abi.h, "Run context").
+  if (lib.abi_version < static_cast<uint32_t>(kMinAbiVersion) || lib.abi_version > MLF_ABI_VERSION ||
+      static_cast<int64_t>(lib.abi_version) != md.abi_version) {
     return FailedPrecondition("ABI version differs: the library was generated for version " +
                               std::to_string(lib.abi_version) + ", metadata.json says " +
                               std::to_string(md.abi_version) + ", this loader implements " +
+                              std::to_string(kMinAbiVersion) + " to " +
                               std::to_string(MLF_ABI_VERSION));
   }
   MLF_RETURN_IF_ERROR(CheckTensors("input", lib.num_inputs, lib.inputs, md.inputs));

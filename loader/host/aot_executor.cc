@@ -3,7 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "loader/host/kernel_isa.h"
 #include "loader/host/tensor_check.h"
+#include "loader/host/thread_pool.h"
 
 namespace mlf {
 namespace {
@@ -30,9 +32,50 @@ AotExecutor::AotExecutor(std::shared_ptr<const ModelLibrary> owner, const Module
 
 AotExecutor::~AotExecutor() { std::free(arena_); }
 
+std::string AotExecutor::kernel_isa() const { return KernelIsaName(context_.kernel_isa); }
+
+Status AotExecutor::Configure(const ExecutorOptions& options) {
+  if (options.threads < 1 || options.threads > kMaxIntraOpThreads) {
+    return InvalidArgument("threads must be between 1 and " + std::to_string(kMaxIntraOpThreads) +
+                           ", got " + std::to_string(options.threads));
+  }
+  std::string isa = options.kernel_isa;
+  bool from_env = false;
+  if (isa.empty()) {
+    const char* env = std::getenv(kKernelIsaEnv);
+    if (env != nullptr && *env != '\0') {
+      isa = env;
+      from_env = true;
+    }
+  }
+  if (!isa.empty()) {
+    Result<int32_t> checked = CheckedKernelIsa(isa);
+    if (!checked.ok()) return from_env ? checked.status().WithContext(kKernelIsaEnv) : checked.status();
+    const std::string source = from_env ? std::string(kKernelIsaEnv) + "=" + isa : isa;
+    // Without the run context the choice could not reach the kernels: an
+    // error, not a run on whatever the code picks by itself.
+    if (binding_->run_ctx == nullptr) {
+      return FailedPrecondition("module '" + binding_->module + "' cannot run a forced kernel variant (" +
+                                source + "): its code has no " + binding_->entry_symbol +
+                                "_ctx (generated for ABI 1, or not by mlfkit's compiler); export it "
+                                "again with this mlfkit");
+    }
+    context_.kernel_isa = *checked;
+  }
+  if (binding_->run_ctx != nullptr && options.threads > 1) {
+    pool_ = std::make_unique<ThreadPool>(options.threads);
+    context_.num_threads = options.threads;
+    context_.parallel_for = &ThreadPool::Callback;
+    context_.pool = pool_.get();
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<AotExecutor>> AotExecutor::Create(std::shared_ptr<const ModelLibrary> owner,
-                                                         const ModuleBinding* binding) {
+                                                         const ModuleBinding* binding,
+                                                         const ExecutorOptions& options) {
   std::unique_ptr<AotExecutor> e(new AotExecutor(std::move(owner), binding));
+  MLF_RETURN_IF_ERROR(e->Configure(options));
   // One arena: workspace first, then every input and output, each 64-byte aligned.
   uint64_t total = AlignUp(binding->workspace_bytes);
   for (const TensorSpec& t : binding->inputs) total += AlignUp(t.size_bytes);
@@ -140,15 +183,20 @@ Status AotExecutor::CopyOutputTo(int index, DLTensor* dest) const {
 Status AotExecutor::Run() {
   std::unique_lock<std::mutex> lock;
   if (binding_->serialize != nullptr) lock = std::unique_lock<std::mutex>(*binding_->serialize);
-  const int32_t rc = binding_->run(inputs_.data(), outputs_.data(), &pools_);
+  const int32_t rc = binding_->run_ctx != nullptr
+                         ? binding_->run_ctx(inputs_.data(), outputs_.data(), &pools_, &context_)
+                         : binding_->run(inputs_.data(), outputs_.data(), &pools_);
   if (rc == 0) return Status::Ok();
   std::string why;
+  if (binding_->run_ctx != nullptr && rc == MLF_RUN_ERROR_KERNEL_ISA) {
+    why = ": the code does not run kernel variant " + kernel_isa();
+  }
   if (binding_->last_error != nullptr) {
     const char* text = binding_->last_error();
     if (text != nullptr && *text != '\0') why = ": " + std::string(text);
   }
-  return Internal("module '" + binding_->module + "': " + binding_->entry_symbol + " returned " +
-                  std::to_string(rc) + why);
+  return Internal("module '" + binding_->module + "': " + binding_->entry_symbol +
+                  (binding_->run_ctx != nullptr ? "_ctx" : "") + " returned " + std::to_string(rc) + why);
 }
 
 }  // namespace mlf

@@ -17,6 +17,14 @@
 //
 // Threads: an executor is used by one thread at a time; executors of one
 // library run concurrently without locks (generated code is reentrant).
+// Intra-op threads (ExecutorOptions::threads): the executor creates its
+// thread pool once, with itself; each Run() hands the generated code the
+// pool's parallel-for through the run context (mlf/model_abi.h), and the
+// kernels split work over output elements only, so every thread count gives
+// the same bits. Code without tvmgen_<mod>_run_ctx (ABI 1, TVM) runs serially.
+// Kernel variant (ExecutorOptions::kernel_isa, else MLF_KERNEL_ISA): forced
+// per executor, through the run context, never a global; a variant this CPU
+// lacks, or one forced on code that cannot take it, fails CreateExecutor.
 // Exception: modules from TVM archives, whose code may keep scratch memory in
 // static arrays (USMP pools), run one at a time per module (a lock in Run()).
 //
@@ -37,10 +45,12 @@
 
 #include "artifact/base/status.h"
 #include "artifact/format/dtype.h"
+#include "mlf/model_abi.h"
 
 namespace mlf {
 
 class ModelLibrary;
+class ThreadPool;
 
 // What the model declares for one input or output.
 struct TensorSpec {
@@ -54,12 +64,27 @@ struct TensorSpec {
 // The entry point of generated code: tvmgen_<mod>_run with its structs seen
 // as arrays of void* (mlf/model_abi.h, "Calling convention").
 using ModelRunFn = int32_t (*)(void* const* inputs, void* const* outputs, void* pools);
+// tvmgen_<mod>_run_ctx the same way (ABI 2, optional).
+using ModelRunCtxFn = int32_t (*)(void* const* inputs, void* const* outputs, void* pools,
+                                  const mlf_run_context* ctx);
+
+// Most intra-op threads an executor takes.
+inline constexpr int kMaxIntraOpThreads = 256;
+
+struct ExecutorOptions {
+  // Threads one Run() uses, 1 to kMaxIntraOpThreads (the caller's included).
+  int threads = 1;
+  // "portable", "avx2" or "avx512" forces that kernel variant; empty: the
+  // environment variable MLF_KERNEL_ISA when set, else the best this CPU runs.
+  std::string kernel_isa;
+};
 
 // Everything an executor needs from its library; built by ModelLibrary.
 struct ModuleBinding {
   std::string module;
   std::string entry_symbol;  // "tvmgen_<c name>_run", for messages
   ModelRunFn run = nullptr;
+  ModelRunCtxFn run_ctx = nullptr;  // null: the code has no run context
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   uint64_t workspace_bytes = 0;
@@ -74,7 +99,8 @@ class AotExecutor {
  public:
   // Used by ModelLibrary::CreateExecutor; `owner` keeps the library loaded.
   static Result<std::unique_ptr<AotExecutor>> Create(std::shared_ptr<const ModelLibrary> owner,
-                                                     const ModuleBinding* binding);
+                                                     const ModuleBinding* binding,
+                                                     const ExecutorOptions& options = {});
   ~AotExecutor();
   AotExecutor(const AotExecutor&) = delete;
   AotExecutor& operator=(const AotExecutor&) = delete;
@@ -110,13 +136,22 @@ class AotExecutor {
 
   // Workspace bytes this executor holds (for reports).
   uint64_t workspace_bytes() const { return binding_->workspace_bytes; }
+  // Threads a Run() uses: the requested count, or 1 for code without a run
+  // context.
+  int threads() const { return context_.num_threads; }
+  // The forced kernel variant ("portable", "avx2", "avx512"), or "auto".
+  std::string kernel_isa() const;
 
  private:
   AotExecutor(std::shared_ptr<const ModelLibrary> owner, const ModuleBinding* binding);
   Status CheckIndex(const char* kind, int index, int count) const;
 
+  Status Configure(const ExecutorOptions& options);
+
   std::shared_ptr<const ModelLibrary> owner_;
   const ModuleBinding* binding_;
+  std::unique_ptr<ThreadPool> pool_;  // null for one thread
+  mlf_run_context context_{MLF_KERNEL_ISA_AUTO, 1, nullptr, nullptr};
   void* arena_ = nullptr;  // own I/O buffers and workspace, one allocation
   std::vector<void*> own_inputs_, own_outputs_;
   std::vector<void*> inputs_, outputs_;  // what Run() passes

@@ -164,6 +164,12 @@ class LibraryLoader {
     b.module = name;
     b.entry_symbol = prefix + "_run";
     b.run = reinterpret_cast<ModelRunFn>(run_fn);
+    // ABI 2's optional entry point (mlf/model_abi.h, "Run context"); ABI 1
+    // code is not asked for it, so a symbol of that name there means nothing.
+    if (module.abi_version >= 2) {
+      Result<void*> run_ctx = object->Symbol(prefix + "_run_ctx");
+      if (run_ctx.ok()) b.run_ctx = reinterpret_cast<ModelRunCtxFn>(*run_ctx);
+    }
     b.workspace_bytes = module.memory.workspace_size_bytes;
     MLF_ASSIGN_OR_RETURN(b.inputs, Specs(module.inputs));
     MLF_ASSIGN_OR_RETURN(b.outputs, Specs(module.outputs));
@@ -217,7 +223,8 @@ std::vector<std::string> ModelLibrary::module_names() const {
   return names;
 }
 
-Result<std::unique_ptr<AotExecutor>> ModelLibrary::CreateExecutor(const std::string& module) const {
+Result<std::unique_ptr<AotExecutor>> ModelLibrary::CreateExecutor(const std::string& module,
+                                                                  const ExecutorOptions& options) const {
   auto refused = refused_.find(module);
   if (refused != refused_.end()) return refused->second;
   auto it = bindings_.find(module);
@@ -226,7 +233,7 @@ Result<std::unique_ptr<AotExecutor>> ModelLibrary::CreateExecutor(const std::str
     for (const auto& [name, b] : bindings_) known += (known.empty() ? "" : ", ") + name;
     return NotFound("no module named '" + module + "' (the archive has: " + known + ")");
   }
-  return AotExecutor::Create(shared_from_this(), &it->second);
+  return AotExecutor::Create(shared_from_this(), &it->second, options);
 }
 
 std::string ModelLibrary::code_origin(const std::string& module) const {

@@ -103,8 +103,10 @@ class ModelLibrary : public std::enable_shared_from_this<ModelLibrary> {
   const Metadata& metadata() const { return metadata_; }
   std::vector<std::string> module_names() const;
 
-  // A new executor for `module`, with its own buffers and workspace.
-  Result<std::unique_ptr<AotExecutor>> CreateExecutor(const std::string& module) const;
+  // A new executor for `module`, with its own buffers and workspace (and
+  // thread pool, ExecutorOptions::threads).
+  Result<std::unique_ptr<AotExecutor>> CreateExecutor(const std::string& module,
+                                                      const ExecutorOptions& options = {}) const;
 
   // Whether Open() recomputed every member digest (false: the verification
   // memo vouched for this unchanged file's parameter blobs).

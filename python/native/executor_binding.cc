@@ -150,6 +150,10 @@ void BindExecutor(pb::module_& m) {
                          "Runs one module. Use it from one thread at a time; executors of one\n"
                          "library run concurrently (run() releases the GIL).")
       .def_property_readonly("module", [](PyExecutor& e) { return e.exec().module_name(); })
+      .def_property_readonly("threads", [](PyExecutor& e) { return e.exec().threads(); },
+                             "threads one run uses (1 for code without a run context)")
+      .def_property_readonly("isa", [](PyExecutor& e) { return e.exec().kernel_isa(); },
+                             "the forced kernel variant, or 'auto'")
       .def_property_readonly("inputs", [](const PyExecutor& e) { return e.Infos(true); })
       .def_property_readonly("outputs", [](const PyExecutor& e) { return e.Infos(false); })
       .def("set_input", &PyExecutor::SetInput, pb::arg("key"), pb::arg("array"),
@@ -176,10 +180,13 @@ void BindExecutor(pb::module_& m) {
       .def_property_readonly("modules", &ModelLibrary::module_names)
       .def(
           "_create_executor",
-          [](const ModelLibrary& lib, const std::string& module) {
-            return std::make_unique<PyExecutor>(ValueOrRaise(lib.CreateExecutor(module)));
+          [](const ModelLibrary& lib, const std::string& module, int threads, const std::string& isa) {
+            ExecutorOptions options;
+            options.threads = threads;
+            options.kernel_isa = isa;
+            return std::make_unique<PyExecutor>(ValueOrRaise(lib.CreateExecutor(module, options)));
           },
-          pb::arg("module"));
+          pb::arg("module"), pb::arg("threads") = 1, pb::arg("isa") = "");
 
   m.def("_load", &Load, pb::arg("path"), pb::arg("key") = pb::none(),
         pb::arg("require_signature") = false);

@@ -49,18 +49,21 @@ class Library:
         """The module names, sorted."""
         return self._native.modules
 
-    def executor(self, module: Optional[str] = None, threads: int = 1) -> Executor:
+    def executor(self, module: Optional[str] = None, threads: int = 1,
+                 isa: Optional[str] = None) -> Executor:
         """A new executor for `module` (may be omitted when there is one).
 
         Each executor has its own buffers and workspace; executors of one
-        library run concurrently in different threads. `threads` is the
-        number of threads one run uses: 1 (intra-op threads are not
-        available yet).
+        library run concurrently in different threads. `threads` (1 to 256)
+        is the number of threads one run uses: the kernels split their
+        outputs over them, so the results are the same bits for any count.
+        `isa` forces the kernel variant ('portable', 'avx2', 'avx512';
+        default: $MLF_KERNEL_ISA, else the best this CPU runs); a variant
+        the CPU lacks raises.
         """
-        if threads != 1:
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
             raise InvalidArgumentError(
-                f"threads={threads}: runs use one thread; run several executors "
-                "in several Python threads for concurrency")
+                f"threads={threads!r}: threads must be an integer from 1 to 256")
         if module is None:
             names = self.modules
             if len(names) != 1:
@@ -68,7 +71,7 @@ class Library:
                     f"the archive has {len(names)} modules; choose one with "
                     f"module= ({', '.join(names)})")
             module = names[0]
-        return self._native._create_executor(module)
+        return self._native._create_executor(module, threads, isa or "")
 
     def __repr__(self) -> str:
         return f"mlfkit.Library({self.path!r}, modules={self.modules!r})"

@@ -219,6 +219,22 @@ def test_two_executors_run_in_two_threads(cnn):
                                        rtol=1e-4, atol=1e-5)
 
 
+def test_intra_op_threads_and_forced_variant(cnn):
+    _, _, archive, _ = cnn
+    lib = mlfkit.load(archive)
+    x = np.random.default_rng(5).standard_normal((1, 3, 16, 16), dtype=np.float32)
+    outputs = []
+    for threads in (1, 2, 3):
+        ex = lib.executor(threads=threads, isa="portable")
+        assert (ex.threads, ex.isa) == (threads, "portable")
+        ex.set_input(0, x)
+        ex.run()
+        outputs.append(ex.get_output(0).copy())
+    for out in outputs[1:]:
+        assert out.tobytes() == outputs[0].tobytes()
+    assert lib.executor().isa == "auto"
+
+
 def test_verify_sign_and_keys(tmp_path):
     archive = str(tmp_path / "mlp.tar")
     mlfkit.export(MLP_YAML, archive, name="mlp")
@@ -287,8 +303,13 @@ def test_errors_carry_the_cli_messages(tmp_path):
         mlfkit.export(str(tmp_path / "missing.onnx"), str(tmp_path / "y.tar"))
     assert not os.path.exists(str(tmp_path / "y.tar"))
     lib = mlfkit.load(archive)
-    with pytest.raises(mlfkit.InvalidArgumentError, match="threads=2"):
-        lib.executor(threads=2)
+    for bad in (0, 257, 1.5, True):
+        with pytest.raises(mlfkit.InvalidArgumentError) as e:
+            lib.executor(threads=bad)
+        assert str(e.value) == "threads=%r: threads must be an integer from 1 to 256" % (bad,)
+    with pytest.raises(mlfkit.InvalidArgumentError) as e:
+        lib.executor(isa="sse2")
+    assert str(e.value) == "unknown kernel variant 'sse2' (known: portable, avx2, avx512)"
     with pytest.raises(mlfkit.NotFoundError):
         lib.executor("nope")
 

@@ -20,7 +20,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: mlf run ARCHIVE [--module M] [--input NAME=FILE.npy]... [--random-inputs SEED]\n"
     "               [--output-dir DIR] [--expect-dir DIR | --expect NAME=FILE.npy...]\n"
-    "               [--rtol R] [--atol A]\n"
+    "               [--rtol R] [--atol A] [--threads T] [--isa NAME]\n"
     "               [--key NAME.pub] [--require-signature] [--json]\n\n"
     "Loads ARCHIVE with the host loader (verified before any code is loaded), runs\n"
     "one module once and prints each output's shape and a summary of its values.\n\n"
@@ -36,6 +36,7 @@ constexpr char kUsage[] =
     "                        repeated, once per output; outputs not named are not\n"
     "                        compared (not with --expect-dir)\n"
     "  --rtol R, --atol A    tolerances (default 1e-5 and 1e-6)\n"
+    MLF_EXECUTION_FLAGS_HELP
     "  --key, --require-signature   as for `mlf verify`\n"
     "  --json                print a JSON report\n\n"
     "Operator-style TVM modules (one or more TVM operators, no model): TVM does not\n"
@@ -60,6 +61,7 @@ struct RunConfig {
   std::string expect_dir;
   std::optional<uint64_t> seed;
   double rtol = 1e-5, atol = 1e-6;
+  ExecutorOptions execution;
 };
 
 Result<RunConfig> ConfigFromArgs(const ParsedArgs& args) {
@@ -78,6 +80,7 @@ Result<RunConfig> ConfigFromArgs(const ParsedArgs& args) {
   }
   MLF_ASSIGN_OR_RETURN(c.rtol, ParseTolerance("rtol", args.Get("rtol", "1e-5")));
   MLF_ASSIGN_OR_RETURN(c.atol, ParseTolerance("atol", args.Get("atol", "1e-6")));
+  MLF_ASSIGN_OR_RETURN(c.execution, ExecutorOptionsFromArgs(args));
   return c;
 }
 
@@ -225,11 +228,12 @@ void PrintJson(const std::string& module, const std::vector<OutputReport>& repor
 }
 
 Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {
+  MLF_RETURN_IF_ERROR(CheckIsaFlag(config.execution));
   MLF_ASSIGN_OR_RETURN(LoadOptions options, LoadOptionsFromArgs(args));
   const std::string path = args.positionals()[0];
   MLF_ASSIGN_OR_RETURN(std::shared_ptr<ModelLibrary> lib, ModelLibrary::Open(path, options));
   MLF_ASSIGN_OR_RETURN(std::string module, SelectModule(*lib, args.Get("module")));
-  MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib->CreateExecutor(module));
+  MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib->CreateExecutor(module, config.execution));
   MLF_RETURN_IF_ERROR(
       SetInputs(*exec, config, lib->metadata().modules.at(module).style == ModuleStyle::kOperator));
   MLF_RETURN_IF_ERROR(exec->Run());
@@ -282,6 +286,7 @@ std::vector<FlagSpec> RunFlags() {
                                  {"rtol", true, false, ""},
                                  {"atol", true, false, ""},          {"json", false, false, ""}};
   for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
+  for (const FlagSpec& f : ExecutionFlags()) flags.push_back(f);
   return flags;
 }
 

@@ -5,6 +5,7 @@
 #include "artifact/archive/signature.h"
 #include "artifact/base/display_text.h"
 #include "artifact/format/tensor_values.h"
+#include "loader/host/kernel_isa.h"
 #include "loader/host/tensor_check.h"
 #include "tools/mlf/archive_formats.h"
 
@@ -47,6 +48,30 @@ Result<LoadOptions> LoadOptionsFromArgs(const ParsedArgs& args) {
     options.public_key_pem = key;
   }
   return options;
+}
+
+std::vector<FlagSpec> ExecutionFlags() { return {{"threads", true, false, ""}, {"isa", true, false, ""}}; }
+
+Result<ExecutorOptions> ExecutorOptionsFromArgs(const ParsedArgs& args) {
+  ExecutorOptions options;
+  const std::string threads = args.Get("threads", "1");
+  Result<uint64_t> count = ParseUnsigned("threads", threads);
+  if (!count.ok() || *count < 1 || *count > static_cast<uint64_t>(kMaxIntraOpThreads)) {
+    return InvalidArgument("--threads must be between 1 and " + std::to_string(kMaxIntraOpThreads) +
+                           ", got " + QuoteForMessage(threads));
+  }
+  options.threads = static_cast<int>(*count);
+  if (args.Has("isa")) {
+    options.kernel_isa = args.Get("isa");
+    Result<int32_t> isa = ParseKernelIsa(options.kernel_isa);
+    if (!isa.ok()) return isa.status().WithContext("--isa");
+  }
+  return options;
+}
+
+Status CheckIsaFlag(const ExecutorOptions& options) {
+  if (options.kernel_isa.empty()) return Status::Ok();
+  return CheckedKernelIsa(options.kernel_isa).status().WithContext("--isa");
 }
 
 Result<std::string> SelectModule(const ModelLibrary& library, const std::string& requested) {

@@ -21,6 +21,22 @@ namespace mlf::cli {
 std::vector<FlagSpec> TrustFlags();
 Result<LoadOptions> LoadOptionsFromArgs(const ParsedArgs& args);
 
+// --threads T (intra-op threads of one run) and --isa NAME (force a kernel
+// variant), shared by run and bench.
+std::vector<FlagSpec> ExecutionFlags();
+// Their values; bad usage (T outside 1-256, an unknown NAME) is kInvalidArgument
+// naming the flag, a variant this CPU lacks kFailedPrecondition naming --isa.
+Result<ExecutorOptions> ExecutorOptionsFromArgs(const ParsedArgs& args);
+// A forced variant this CPU lacks: kFailedPrecondition naming --isa and what
+// the CPU runs (checked before loading, so the message names the flag).
+Status CheckIsaFlag(const ExecutorOptions& options);
+// The flags' usage help, two lines each (a macro: usage texts are literals).
+#define MLF_EXECUTION_FLAGS_HELP                                                      \
+  "  --threads T           threads one run uses (default 1, at most 256): the\n"    \
+  "                        kernels split their outputs; results are the same bits\n" \
+  "  --isa NAME            force the kernel variant portable, avx2 or avx512\n"      \
+  "                        (default: $MLF_KERNEL_ISA, else the best the CPU runs)\n"
+
 // `requested`, or the only module when `requested` is empty.
 Result<std::string> SelectModule(const ModelLibrary& library, const std::string& requested);
 

@@ -43,6 +43,7 @@ Result<std::string> DriverSource(const ir::Graph& graph, uint64_t* scratch_bytes
               CType(graph.value(id).dtype) + "*)values[" + std::to_string(id) + "]";
     }
     if (f.needs_scratch) args += std::string(args.empty() ? "" : ", ") + "scratch";
+    if (f.needs_exec) args += std::string(args.empty() ? "" : ", ") + "NULL";  // best variant, serial
     *scratch_bytes = std::max(*scratch_bytes, f.scratch_bytes);
     calls += "  " + f.name + "(" + args + ");\n";
   }

@@ -23,13 +23,15 @@ int32_t tvmgen_tiny_run(struct tvmgen_tiny_inputs* inputs, struct tvmgen_tiny_ou
   return 0;
 }
 
-/* What this code was written for; the host loader checks it against metadata.json. */
+/* What this code was written for; the host loader checks it against metadata.json.
+ * ABI version 1 (no tvmgen_tiny_run_ctx), as metadata.json says: the
+ * archive that shows loaders still run ABI 1 code. */
 static const int64_t kShape[2][2] = {{1, 4}, {1, 3}};
 static const struct mlf_tensor_info kInputs[1] = {
     {"x", "x", MLF_DTYPE_FLOAT, 32, 1, 2, kShape[0], 16}};
 static const struct mlf_tensor_info kOutputs[1] = {
     {"y", "y", MLF_DTYPE_FLOAT, 32, 1, 2, kShape[1], 12}};
 static const struct mlf_model_metadata kMetadata = {
-    MLF_ABI_VERSION, "tiny", 1, kInputs, 1, kOutputs, 0, 0, MLF_PARAMS_LINKED};
+    1, "tiny", 1, kInputs, 1, kOutputs, 0, 0, MLF_PARAMS_LINKED};
 
 const struct mlf_model_metadata* tvmgen_tiny_metadata(void) { return &kMetadata; }

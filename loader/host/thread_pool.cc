@@ -1,0 +1,110 @@
+#include "loader/host/thread_pool.h"
+
+#include <chrono>
+
+namespace mlf {
+namespace {
+
+// How long a thread spins for the next job (or for the tasks to finish)
+// before it sleeps: about the gap between two parallel regions of a model.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+// The job word: generation << 40 | task count << 20 | next task.
+constexpr uint64_t kField = (uint64_t{1} << 20) - 1;
+constexpr uint64_t kGenerations = (uint64_t{1} << 24) - 1;
+inline uint64_t Generation(uint64_t job) { return job >> 40; }
+inline uint64_t Count(uint64_t job) { return (job >> 20) & kField; }
+inline uint64_t Next(uint64_t job) { return job & kField; }
+
+inline void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until `done()` or kSpin has passed; whether done() held.
+template <typename Done>
+bool SpinUntil(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0;; ++i) {
+    if (done()) return true;
+    Pause();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return done();
+  }
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int threads) {
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_.store(true, std::memory_order_release);
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::Callback(void* pool, TaskFn fn, void* arg, int32_t n) {
+  static_cast<ThreadPool*>(pool)->ParallelFor(fn, arg, n);
+}
+
+// Claims and runs tasks of the current job until none is left unclaimed.
+void ThreadPool::Drain() {
+  for (;;) {
+    uint64_t job = job_.load(std::memory_order_acquire);
+    do {
+      if (Next(job) >= Count(job)) return;
+    } while (!job_.compare_exchange_weak(job, job + 1, std::memory_order_acq_rel,
+                                         std::memory_order_acquire));
+    fn_(arg_, static_cast<int32_t>(Next(job)));
+    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<int32_t>(Count(job))) {
+      std::lock_guard<std::mutex> lock(mu_);
+      finished_.notify_all();
+    }
+  }
+}
+
+void ThreadPool::ParallelFor(TaskFn fn, void* arg, int32_t n) {
+  if (workers_.empty() || n <= 1 || static_cast<uint64_t>(n) > kField) {
+    for (int32_t i = 0; i < n; ++i) fn(arg, i);
+    return;
+  }
+  fn_ = fn;
+  arg_ = arg;
+  done_.store(0, std::memory_order_relaxed);
+  {
+    // Under the lock, so a worker about to sleep cannot miss the new job.
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t generation = (Generation(job_.load(std::memory_order_relaxed)) + 1) & kGenerations;
+    job_.store(generation << 40 | static_cast<uint64_t>(n) << 20, std::memory_order_release);
+  }
+  wake_.notify_all();
+  Drain();
+  auto all_done = [&] { return done_.load(std::memory_order_acquire) == n; };
+  if (SpinUntil(all_done)) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  finished_.wait(lock, all_done);
+}
+
+void ThreadPool::Work() {
+  uint64_t seen = 0;
+  for (;;) {
+    auto moved = [&] {
+      return Generation(job_.load(std::memory_order_acquire)) != seen ||
+             stop_.load(std::memory_order_acquire);
+    };
+    if (!SpinUntil(moved)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, moved);
+    }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = Generation(job_.load(std::memory_order_acquire));
+    Drain();
+  }
+}
+
+}  // namespace mlf

@@ -1,0 +1,80 @@
+#include "loader/host/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace mlf {
+namespace {
+
+struct Record {
+  std::vector<std::atomic<int>> runs;
+  std::vector<std::thread::id> by;
+  explicit Record(int n) : runs(n), by(n) {}
+};
+
+void Mark(void* arg, int32_t i) {
+  Record* r = static_cast<Record*>(arg);
+  r->runs[i].fetch_add(1);
+  r->by[i] = std::this_thread::get_id();
+  std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+// Every task runs exactly once per call, over many calls (each call's tasks
+// done before it returns), whatever the thread and task counts.
+TEST(ThreadPoolTest, RunsEveryTaskOnceAndReturnsWhenAllAreDone) {
+  for (int threads : {1, 2, 3, 4}) {
+    ThreadPool pool(threads);
+    EXPECT_EQ(pool.threads(), threads);
+    for (int n : {0, 1, 2, 3, 7, 64}) {
+      for (int round = 0; round < 5; ++round) {
+        Record r(n);
+        ThreadPool::Callback(&pool, Mark, &r, n);
+        for (int i = 0; i < n; ++i) EXPECT_EQ(r.runs[i].load(), 1) << threads << " " << n << " " << i;
+      }
+    }
+  }
+}
+
+// With 4 threads, tasks run on more than one thread: the thread that takes
+// task 0 waits (up to 10 s, for a loaded machine) until another thread has
+// run a task, which only a worker can do while it waits.
+struct Meeting {
+  std::atomic<bool> other{false};
+  std::atomic<bool> met{false};
+};
+
+void Meet(void* arg, int32_t i) {
+  Meeting* m = static_cast<Meeting*>(arg);
+  if (i != 0) {
+    m->other.store(true);
+    return;
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!m->other.load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  m->met.store(m->other.load());
+}
+
+TEST(ThreadPoolTest, TasksRunOnSeveralThreads) {
+  ThreadPool pool(4);
+  Meeting m;
+  pool.ParallelFor(Meet, &m, 8);
+  EXPECT_TRUE(m.met.load());
+}
+
+// One thread: no workers; the tasks run in order on the caller's thread.
+TEST(ThreadPoolTest, OneThreadRunsInOrderOnTheCaller) {
+  ThreadPool pool(1);
+  std::vector<int> order;
+  pool.ParallelFor([](void* arg, int32_t i) { static_cast<std::vector<int>*>(arg)->push_back(i); },
+                   &order, 5);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace mlf
