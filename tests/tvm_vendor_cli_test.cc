@@ -4,12 +4,14 @@
 // header named. Arm intrinsics (arm_acle.h) are a compiler's, not a vendor's:
 // firmware only. Fixtures: tests/tvm_fixtures (EspDlV7, HeapCapsV7, ArmV7).
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "artifact/format/npy.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
@@ -122,6 +124,89 @@ TEST(TvmVendorCliTest, PlainCodeRunsOnTheHost) {
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_CONTAINS(inspect.out, "  this host   runs with mlf run\n  runs        host\n");
   EXPECT_CONTAINS(Mlf({"verify", path}).out, "; runs on this host (mlf run)\n  runs: host\n");
+}
+
+// ------------------------------------------------------- --vendor-source --
+
+std::string ToyVendorDir() { return std::filesystem::absolute("tests/testdata/toy_vendor").string(); }
+
+// DenseInput() as an .npy file in `dir`.
+std::string DenseSample(const std::string& dir) {
+  NpyArray a;
+  a.dtype = DType::kFloat32;
+  a.shape = {1, 4};
+  const std::vector<float> x = tvm_testing::DenseInput();
+  a.data.assign(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
+  const std::string path = dir + "/x.npy";
+  EXPECT_TRUE(WriteNpyFile(path, a).ok());
+  return path;
+}
+
+// The toy library's sources and include path reach the project; the model
+// calls toy_vendor_add (outputs + 100).
+TEST(TvmVendorCliTest, VendorSourceAddsTheLibraryToTheProject) {
+  const std::string path = Archive("toy", tvm_testing::ToyVendorV7());
+  const std::string dir = FreshDir("vendor_toy_project");
+  const std::string sample = DenseSample(dir);
+  CommandResult host = Mlf({"project", path, "-o", dir + "/host", "--vendor-source",
+                            "toy=" + ToyVendorDir(), "--sample-input",
+                            "serving_default_input_1:0=" + sample, "--run"});
+  ASSERT_EQ(host.exit_code, 0) << host.err << host.out;
+  EXPECT_CONTAINS(host.out, "\noutput output 3 104.75 100 104\n");
+  const std::string makefile = ReadFile(dir + "/host/Makefile");
+  EXPECT_CONTAINS(makefile, "  vendor/toy/src/toy_vendor.c");
+  EXPECT_CONTAINS(makefile, "-Imlf_tvm/include -Ivendor/toy -Ivendor/toy/include -Isrc");
+  const std::string cmake = ReadFile(dir + "/host/CMakeLists.txt");
+  EXPECT_CONTAINS(cmake, "  vendor/toy/src/toy_vendor.c");
+  EXPECT_CONTAINS(cmake, "vendor/toy vendor/toy/include src");
+  EXPECT_EQ(ReadFile(dir + "/host/vendor/toy/include/toy_vendor.h"),
+            ReadFile(ToyVendorDir() + "/include/toy_vendor.h"));
+  // Cortex-M3 under QEMU, built with arm-none-eabi-gcc.
+  CommandResult m3 = Mlf({"project", path, "-o", dir + "/m3", "--platform", "mps2-an385",
+                          "--vendor-source", "toy=" + ToyVendorDir(), "--sample-input",
+                          "serving_default_input_1:0=" + sample, "--run"});
+  ASSERT_EQ(m3.exit_code, 0) << m3.err << m3.out;
+  EXPECT_CONTAINS(m3.out, "\noutput output 3 104.75 100 104\n");
+}
+
+TEST(TvmVendorCliTest, VendorSourceErrors) {
+  const std::string toy = Archive("toy_errors", tvm_testing::ToyVendorV7());
+  const std::string dir = FreshDir("vendor_errors");
+  auto project = [&](const std::string& archive, const std::vector<std::string>& flags) {
+    std::vector<std::string> args = {"project", archive, "-o", dir + "/p"};
+    for (const std::string& f : flags) {
+      args.push_back("--vendor-source");
+      args.push_back(f);
+    }
+    return Mlf(args);
+  };
+  const std::string vendor = ToyVendorDir();
+  const std::string file = vendor + "/src/toy_vendor.c";
+  struct Case {
+    std::vector<std::string> flags;
+    std::string error;
+  };
+  const Case cases[] = {
+      {{"toy"}, "--vendor-source 'toy': expected NAME=DIR"},
+      {{"=" + vendor}, "--vendor-source =" + vendor + ": the library's NAME (before '=') is empty"},
+      {{"toy=" + vendor, "toy=" + vendor},
+       "--vendor-source toy=" + vendor + ": library 'toy' is given twice"},
+      {{"t y=" + vendor},
+       "--vendor-source t y=" + vendor + ": NAME may hold letters, digits, '_', '-' and '.' only"},
+      {{"toy=" + dir + "/missing"},
+       "--vendor-source toy=" + dir + "/missing: directory '" + dir + "/missing' does not exist"},
+      {{"toy=" + file}, "--vendor-source toy=" + file + ": '" + file + "' is not a directory"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = project(toy, c.flags);
+    EXPECT_EQ(r.exit_code, 1) << c.error;
+    EXPECT_EQ(r.err, "mlf: error: " + c.error + "\n");
+  }
+  // A vendor header the given libraries do not have.
+  CommandResult esp = project(Archive("esp_missing", tvm_testing::EspDlV7()), {"esp=" + vendor});
+  EXPECT_EQ(esp.exit_code, 1);
+  EXPECT_EQ(esp.err, "mlf: error: " + std::string(kWho) + ": esp_kernel.h is not in --vendor-source esp=" +
+                         vendor + "\n");
 }
 
 }  // namespace

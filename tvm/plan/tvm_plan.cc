@@ -333,9 +333,13 @@ TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m) {
 }
 
 Status FirmwareVerdict(const TvmModulePlan& p, const firmware::Platform& platform,
-                       const std::set<std::string>& vendor_provided) {
-  MLF_RETURN_IF_ERROR(
-      HeadersVerdict(LoaderWho(p), p, MissingVendorHeaders(p, vendor_provided), kProjectVendorTail));
+                       const std::set<std::string>& vendor_provided, const std::string& vendor_flags) {
+  const std::vector<std::string> missing = MissingVendorHeaders(p, vendor_provided);
+  if (!missing.empty() && !vendor_flags.empty()) {
+    return FailedPrecondition(LoaderWho(p) + ": " + HeaderList(missing) +
+                              (missing.size() == 1 ? " is" : " are") + " not in " + vendor_flags);
+  }
+  MLF_RETURN_IF_ERROR(HeadersVerdict(LoaderWho(p), p, missing, kProjectVendorTail));
   if (p.foreign_target.empty() || Contains(p.firmware_platforms, platform.name)) return p.firmware;
   const std::string built_for =
       platform.cortex_m ? platform.cpu : std::string("this host, ") + HostTriple();

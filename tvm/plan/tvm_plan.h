@@ -123,10 +123,12 @@ TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m);
 
 // `plan.firmware` for `platform`, or why `platform` cannot build the module's
 // code (naming the platforms that can). `vendor_provided`: the headers the
-// user's vendor libraries provide (mlf project --vendor-source); a module
-// whose vendor headers are all among them is built like any other.
+// user's vendor libraries provide (mlf project --vendor-source, given as
+// `vendor_flags`); a module whose vendor headers are all among them is built
+// like any other, one with a header still missing is refused naming the flags.
 Status FirmwareVerdict(const TvmModulePlan& plan, const firmware::Platform& platform,
-                       const std::set<std::string>& vendor_provided = {});
+                       const std::set<std::string>& vendor_provided = {},
+                       const std::string& vendor_flags = "");
 
 // Where the module runs here, for mlf inspect and mlf verify: "host" (mlf
 // run), "firmware only" (mlf project, on the boards of firmware_platforms) or
