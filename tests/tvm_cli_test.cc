@@ -235,6 +235,7 @@ TEST(TvmCliTest, UnknownExecutorIsShownNotRefused) {
             "proven: a safe tar within bounds; metadata.json matches the TVM version 7 schema; every file that metadata, the interface header and the sources reference is present; .params files parse; sizes in metadata, Relay text and header agree\n"
             "not proven: TVM archives carry no digests and no signature, so nothing shows who made this archive or that its members are the ones TVM wrote\n"
             "module default: full-model, vm executor, c interface; does not run on this host: module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf run runs TVM's aot and graph executors\n"
+            "  runs: nowhere here\n"
             "  note: executor 'vm' is unknown to mlfkit (it knows aot and graph)\n"
             "signature: none (TVM archives cannot carry one)\n");
   CommandResult i = Mlf({"inspect", path});
@@ -270,6 +271,7 @@ TEST(TvmCliTest, UnknownExecutorIsShownNotRefused) {
             "  main memory device 1: workspace 32 B, constants 60 B, I/O 28 B\n"
             "  operators   2 functions, largest own workspace 16 B\n"
             "  this host   cannot run: module 'default' (TVM archive, metadata version 7) uses executor 'vm'; mlf run runs TVM's aot and graph executors\n"
+            "  runs        nowhere here\n"
             "  note        executor 'vm' is unknown to mlfkit (it knows aot and graph)\n"
             "\n"
             "files (SHA-256 computed now: TVM records none)\n"
@@ -296,6 +298,7 @@ TEST(TvmCliTest, UnknownInterfaceApiIsShownNotRefused) {
             "proven: a safe tar within bounds; metadata.json matches the TVM version 6 schema; every file that metadata, the interface header and the sources reference is present; .params files parse; sizes in metadata, Relay text and header agree\n"
             "not proven: TVM archives carry no digests and no signature, so nothing shows who made this archive or that its members are the ones TVM wrote\n"
             "module default: full-model, graph executor, wasm interface; runs on this host (mlf run)\n"
+            "  runs: host\n"
             "  note: interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\n"
             "signature: none (TVM archives cannot carry one)\n");
   CommandResult i = Mlf({"inspect", path});
@@ -338,6 +341,7 @@ TEST(TvmCliTest, UnknownInterfaceApiIsShownNotRefused) {
             "    3    8      p2\n"
             "    4    12     \n"
             "  this host   runs with mlf run\n"
+            "  runs        host\n"
             "  note        interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\n"
             "\n"
             "files (SHA-256 computed now: TVM records none)\n"
@@ -348,7 +352,7 @@ TEST(TvmCliTest, UnknownInterfaceApiIsShownNotRefused) {
             "  362    5f339ef69ba7781a  src/relay.txt\n");
   CommandResult j = Mlf({"verify", path, "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
-  EXPECT_EQ(nlohmann::json::parse(j.out)["tvm"]["modules"]["default"].dump(), "{\"executor\":\"graph\",\"host\":\"runs\",\"interface_api\":\"wasm\",\"notes\":[\"interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\"],\"style\":\"full-model\"}");
+  EXPECT_EQ(nlohmann::json::parse(j.out)["tvm"]["modules"]["default"].dump(), "{\"executor\":\"graph\",\"host\":\"runs\",\"interface_api\":\"wasm\",\"needs_vendor_library\":[],\"notes\":[\"interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\"],\"runs\":\"host\",\"style\":\"full-model\"}");
 }
 
 // -------------------------------------------------------------------- run --

@@ -3,6 +3,7 @@
 #include "tvm/firmware/tvm_project.h"
 #include "tvm/format/tvm_archive.h"
 #include "tvm/host/tvm_module.h"
+#include "tvm/plan/tvm_plan.h"
 
 namespace mlf::tvm_wing {
 
@@ -14,9 +15,14 @@ const firmware::ForeignProjectModules& FirmwareModules() {
   return firmware::TvmProjectModules();
 }
 
-std::map<std::string, Status> HostChecks(const std::string& archive, const Metadata& metadata,
+std::map<std::string, ForeignModuleCheck> HostChecks(const std::string& archive, const Metadata& metadata,
                                          const ReaderLimits& limits) {
-  return TvmHostChecks(archive, metadata, limits);
+  std::map<std::string, ForeignModuleCheck> out;
+  for (auto& [name, host] : TvmHostChecks(archive, metadata, limits)) {
+    const TvmModulePlan plan = PlanTvmModule(name, metadata.modules.at(name));
+    out[name] = ForeignModuleCheck{host, plan.vendor_headers, RunsWhere(plan, host)};
+  }
+  return out;
 }
 
 }  // namespace mlf::tvm_wing

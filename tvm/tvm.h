@@ -42,8 +42,10 @@ const firmware::ForeignProjectModules& FirmwareModules();
 
 // What `mlf inspect` and `mlf verify` say about running each TVM module of
 // `metadata` (read from `archive`) on this host, by module name: what
-// HostModules() checks before compiling, compiling nothing.
-std::map<std::string, Status> HostChecks(const std::string& archive, const Metadata& metadata,
+// HostModules() checks before compiling, compiling nothing, with the
+// vendor libraries each needs and where it runs (host, firmware only,
+// nowhere here).
+std::map<std::string, ForeignModuleCheck> HostChecks(const std::string& archive, const Metadata& metadata,
                                          const ReaderLimits& limits = {});
 
 }  // namespace mlf::tvm_wing

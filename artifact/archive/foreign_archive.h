@@ -28,6 +28,16 @@
 namespace mlf {
 
 // What a foreign archive's reader found beyond the metadata model.
+// What `mlf inspect` and `mlf verify` say of one module of a foreign archive
+// on this machine, as the format's wing decides it (tvm/tvm.h HostChecks).
+struct ForeignModuleCheck {
+  Status host;  // what `mlf run` checks before compiling: Ok, or why not
+  // Headers of vendor libraries its code includes that nothing here
+  // provides, sorted ("needs vendor library: esp_kernel.h").
+  std::vector<std::string> vendor_headers;
+  std::string runs;  // "host", "firmware only (...)" or "nowhere here"
+};
+
 struct ForeignArchiveReport {
   // What `mlf verify` refuses: a referenced file missing, a corrupt
   // parameter file, sizes that contradict each other. Each names the module

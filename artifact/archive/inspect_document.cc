@@ -30,7 +30,8 @@ json ParametersJson(const ParametersInfo& p) {
 }
 
 // One module of a TVM archive as mlfkit normalised it (shape null = unknown).
-json NormalisedModuleJson(const ModuleMetadata& m, const Status& host) {
+json NormalisedModuleJson(const ModuleMetadata& m, const ForeignModuleCheck& check) {
+  const Status& host = check.host;
   const TvmModuleInfo& tvm = *m.tvm;
   json j = {{"model_name", m.model_name}, {"style", ToString(m.style)},
             {"executors", ExecutorNames(m.executors)},
@@ -47,14 +48,16 @@ json NormalisedModuleJson(const ModuleMetadata& m, const Status& host) {
     j["needs_evidence"] = tvm.foreign_evidence;
   }
   j["host"] = host.ok() ? json("runs") : json(host.message());
+  j["needs_vendor_library"] = check.vendor_headers;
+  j["runs"] = check.runs;
   return j;
 }
 
-json NormalisedJson(const ArchiveHead& head, const std::map<std::string, Status>& checks) {
+json NormalisedJson(const ArchiveHead& head, const std::map<std::string, ForeignModuleCheck>& checks) {
   json modules = json::object();
   for (const auto& [name, m] : head.metadata.modules) {
     auto check = checks.find(name);
-    modules[name] = NormalisedModuleJson(m, check == checks.end() ? Status::Ok() : check->second);
+    modules[name] = NormalisedModuleJson(m, check == checks.end() ? ForeignModuleCheck{} : check->second);
   }
   json files = json::object();
   for (const auto& [path, entry] : head.metadata.files) {
@@ -75,7 +78,7 @@ std::string SignerFingerprint(const ArchiveHead& head) {
 }
 
 json InspectDocument(const std::string& path, const ArchiveHead& head,
-                     const std::map<std::string, Status>& host_checks) {
+                     const std::map<std::string, ForeignModuleCheck>& host_checks) {
   // metadata_bytes passed the reader's JSON checks; parse without exceptions
   // all the same, so that no exception can cross this library's boundary.
   json metadata = json::parse(head.metadata_bytes, nullptr, /*allow_exceptions=*/false);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/archive/foreign_archive.h"
 #include "artifact/archive/read_metadata.h"
 #include "artifact/base/status.h"
 
@@ -20,10 +21,10 @@ namespace mlf {
 std::string SignerFingerprint(const ArchiveHead& head);
 
 // `host_checks`: for a foreign archive, what running each module on this
-// host would meet, by module name (tvm/tvm.h HostChecks); ignored otherwise.
+// host would meet, the vendor libraries it needs and where it runs, by module name (tvm/tvm.h HostChecks); ignored otherwise.
 // Without the "schema_version" and "mlf_version" that the caller adds.
 nlohmann::json InspectDocument(const std::string& path, const ArchiveHead& head,
-                               const std::map<std::string, Status>& host_checks);
+                               const std::map<std::string, ForeignModuleCheck>& host_checks);
 
 }  // namespace mlf
 

@@ -9,16 +9,19 @@ namespace {
 using nlohmann::json;
 
 // What a foreign (TVM) archive's verification proves and what it does not.
-json ForeignJson(const VerifyReport& r, const std::map<std::string, Status>& checks) {
+json ForeignJson(const VerifyReport& r, const std::map<std::string, ForeignModuleCheck>& checks) {
   json modules = json::object();
   for (const auto& [name, m] : r.metadata.modules) {
     auto check = checks.find(name);
-    const Status host = check == checks.end() ? Status::Ok() : check->second;
+    const ForeignModuleCheck c = check == checks.end() ? ForeignModuleCheck{} : check->second;
+    const Status& host = c.host;
     modules[name] = {{"executor", m.tvm->executor ? ToString(*m.tvm->executor) : ""},
                      {"style", ToString(m.style)},
                      {"interface_api", ToString(m.interface_api)},
                      {"notes", m.tvm->notes},
-                     {"host", host.ok() ? json("runs") : json(host.message())}};
+                     {"host", host.ok() ? json("runs") : json(host.message())},
+                     {"needs_vendor_library", c.vendor_headers},
+                     {"runs", c.runs}};
   }
   return {{"metadata_version", r.metadata.version},
           {"digests", false},
@@ -30,7 +33,7 @@ json ForeignJson(const VerifyReport& r, const std::map<std::string, Status>& che
 }  // namespace
 
 json VerifyDocument(const std::string& path, const VerifyReport& r,
-                    const std::map<std::string, Status>& host_checks) {
+                    const std::map<std::string, ForeignModuleCheck>& host_checks) {
   json j = {{"archive", path},
             {"ok", true},
             {"compression", CompressionName(r.compression)},

@@ -9,16 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "artifact/archive/foreign_archive.h"
 #include "artifact/archive/verify.h"
 #include "artifact/base/status.h"
 
 namespace mlf {
 
 // `host_checks`: for a foreign archive, what running each module on this
-// host would meet, by module name (tvm/tvm.h HostChecks); ignored otherwise.
+// host would meet, the vendor libraries it needs and where it runs, by module name (tvm/tvm.h HostChecks); ignored otherwise.
 // Without the "schema_version" and "mlf_version" that the caller adds.
 nlohmann::json VerifyDocument(const std::string& path, const VerifyReport& report,
-                              const std::map<std::string, Status>& host_checks);
+                              const std::map<std::string, ForeignModuleCheck>& host_checks);
 
 }  // namespace mlf
 

@@ -25,6 +25,7 @@
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/project_plan.h"
 #include "loader/firmware/project_writer.h"
+#include "loader/firmware/vendor_source.h"
 
 namespace mlf::firmware {
 
@@ -44,9 +45,11 @@ class ForeignProjectModules {
 
   // Checks every module of a foreign archive for `platform` and rewrites
   // `metadata` into the view the project works from; how main.c calls each
-  // module. An error says why a module cannot be built for the platform.
+  // module. An error says why a module cannot be built for the platform;
+  // `vendor` is what the user's vendor libraries provide (vendor_source.h).
   virtual Result<std::map<std::string, ModuleKind>> Prepare(Metadata* metadata,
-                                                           const Platform& platform) const = 0;
+                                                           const Platform& platform,
+                                                           const VendorProvision& vendor) const = 0;
 
   // Plans graph module `m` from its members in `input`; errors name the member.
   virtual Result<ForeignGraphPlan> PlanGraph(const ModuleMetadata& m,

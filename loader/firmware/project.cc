@@ -73,20 +73,28 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
   const ForeignProjectModules* foreign = options.foreign_modules;
   VerifyOptions verify = options.verify;
   if (foreign != nullptr) verify.foreign_format = &foreign->format();
+  MLF_ASSIGN_OR_RETURN(std::vector<VendorLibrary> vendor, LoadVendorLibraries(options.vendor_sources));
+  const VendorProvision provision{VendorHeaders(vendor), VendorSourceFlags(options.vendor_sources)};
   MLF_ASSIGN_OR_RETURN(ProjectInput input, ReadProjectInput(archive, verify));
   std::map<std::string, ModuleKind> foreign_kinds;
   if (input.report.foreign) {
     if (foreign == nullptr) {
       return Internal("'" + archive + "' is a TVM archive, but no TVM support was passed in");
     }
-    MLF_ASSIGN_OR_RETURN(foreign_kinds, foreign->Prepare(&input.metadata, platform));
+    MLF_ASSIGN_OR_RETURN(foreign_kinds, foreign->Prepare(&input.metadata, platform, provision));
   }
   MLF_ASSIGN_OR_RETURN(SampleInputs samples,
                        ReadSampleInputs(input.metadata, options.sample_inputs));
   MLF_ASSIGN_OR_RETURN(ProjectPlan plan, PlanProject(input, platform, std::move(samples),
                                                      BaseName(archive), foreign_kinds,
                                                      foreign));
+  // Vendor libraries: compiled with the model, their include path before src/.
+  for (const VendorLibrary& lib : vendor) {
+    plan.model_sources.insert(plan.model_sources.end(), lib.sources.begin(), lib.sources.end());
+    plan.include_dirs.insert(plan.include_dirs.end() - 1, lib.include_dirs.begin(), lib.include_dirs.end());
+  }
   MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input, foreign));
+  for (const VendorLibrary& lib : vendor) files.insert(files.end(), lib.files.begin(), lib.files.end());
   MLF_RETURN_IF_ERROR(WriteProject(dir, files));
   GeneratedProject project;
   project.platform = platform;

@@ -25,6 +25,7 @@
 #include "loader/firmware/project_plan.h"
 #include "loader/firmware/project_writer.h"
 #include "loader/firmware/sample_input.h"
+#include "loader/firmware/vendor_source.h"
 
 namespace mlf::firmware {
 
@@ -37,6 +38,8 @@ struct ProjectOptions {
   // becomes verify.foreign_format. Null: TVM archives are refused
   // (kUnimplemented, artifact/archive/verify.h).
   const ForeignProjectModules* foreign_modules = nullptr;
+  // --vendor-source NAME=DIR (vendor_source.h): libraries added to the project.
+  std::vector<VendorSourceSpec> vendor_sources;
 };
 
 struct GeneratedProject {

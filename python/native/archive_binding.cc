@@ -88,7 +88,7 @@ pb::object Export(const std::string& model, const std::string& out, const std::s
 
 // The document of `mlf verify --json` (docs/cli-json.md).
 pb::object VerifyReportDict(const std::string& path, const VerifyReport& r) {
-  std::map<std::string, Status> host;
+  std::map<std::string, ForeignModuleCheck> host;
   if (r.foreign) host = WithoutGil([&] { return tvm_wing::HostChecks(path, r.metadata); });
   return ToDict(VerifyDocument(path, r, host));
 }
@@ -125,7 +125,7 @@ pb::object Inspect(const std::string& path) {
   Result<ArchiveHead> head =
       WithoutGil([&] { return ReadArchiveHead(path, {}, &tvm_wing::ArchiveFormat()); });
   if (!head.ok()) Raise(head.status().WithContext(path));
-  std::map<std::string, Status> host;
+  std::map<std::string, ForeignModuleCheck> host;
   if (head->foreign) host = WithoutGil([&] { return tvm_wing::HostChecks(path, head->metadata); });
   return ToDict(InspectDocument(path, *head, host));
 }

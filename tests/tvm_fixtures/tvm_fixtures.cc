@@ -783,6 +783,55 @@ Files DenseV7() {
   return f;
 }
 
+// A BYOC partition for a vendor's kernel library, as TVM's ESP-DL codegen
+// writes it (no target line, no TVM_DLL).
+const char kEspDlLib2[] = R"(#include <stdint.h>
+#include <stdio.h>
+#include <esp_kernel.h>
+int32_t tvmgen_default_esp_main_0(int8_t* in_0, int8_t* const_0, int8_t* const_1, int8_t* out_0) {
+  esp_dl_nn_add_s8_wrapper(in_0, const_0, const_1, out_0, 4);
+  return 0;
+}
+)";
+
+Files EspDlV7() {
+  Files f = DenseV7();
+  f["codegen/host/src/default_lib2.c"] = kEspDlLib2;
+  return f;
+}
+
+Files HeapCapsV7() {
+  Files f = DenseV7();
+  f["codegen/host/src/default_lib0.c"] =
+      "#include <esp_heap_caps.h>\n#include <esp_kernel.h>\n" + f["codegen/host/src/default_lib0.c"];
+  return f;
+}
+
+const char kToyVendorLib0[] = R"(#include "tvm/runtime/c_runtime_api.h"
+#include <tvmgen_default.h>
+TVM_DLL int32_t tvmgen_default___tvm_main__(void* serving_default_input_1_0,void* output0);
+int32_t tvmgen_default_toy_main_0(float* out_0);
+int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs,struct tvmgen_default_outputs* outputs) {
+  int32_t status = tvmgen_default___tvm_main__(inputs->serving_default_input_1_0,outputs->output);
+  return status != 0 ? status : tvmgen_default_toy_main_0((float*)outputs->output);
+}
+)";
+
+const char kToyVendorLib2[] = R"(#include <stdint.h>
+#include <toy_vendor.h>
+int32_t tvmgen_default_toy_main_0(float* out_0) {
+  toy_vendor_add(out_0, 3, 100.0f);
+  return 0;
+}
+)";
+
+Files ToyVendorV7() {
+  Files f = DenseV7();
+  f["codegen/host/src/default_lib0.c"] = kToyVendorLib0;
+  f["codegen/host/src/default_lib2.c"] = kToyVendorLib2;
+  return f;
+}
+
 Files PairV7() {
   Files f = PairMembers();
   f["metadata.json"] = Dump({{"modules", {{"second", PairModuleJson()}}}, {"version", 7}});

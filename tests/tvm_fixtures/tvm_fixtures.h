@@ -43,6 +43,17 @@
 //                  __SMLAD), target "c -keys=arm_cpu,cpu -mcpu=cortex-m4".
 //                  Input "input" int8[1,4], output "output" int32[1,1] =
 //                  dot(input, ArmWeights()).
+//   EspDlV7()      DenseV7 plus a BYOC source in the form of ESP-DL's
+//                  (default_lib2.c: <stdint.h>, <stdio.h>, <esp_kernel.h>, a
+//                  tvmgen_default_esp_main_0 calling the vendor's kernel): a
+//                  vendor library no archive carries.
+//   HeapCapsV7()   DenseV7 whose default_lib0.c was edited by hand to include
+//                  <esp_heap_caps.h> (ESP-IDF's allocator) and <esp_kernel.h>.
+//   ToyVendorV7()  DenseV7 whose run wrapper then calls a BYOC partition
+//                  (default_lib2.c) that includes <toy_vendor.h> and calls
+//                  toy_vendor_add(output, 3, 100): DenseV7's outputs + 100,
+//                  built with tests/testdata/toy_vendor (mlf project
+//                  --vendor-source toy=tests/testdata/toy_vendor).
 //   BundledV7()    DenseV7 plus TVM's bundled runtime/include (standalone CRT
 //                  headers defining MLF_FIXTURE_BUNDLED_CRT, which the code
 //                  requires), templates/ and external_dependencies.
@@ -59,6 +70,9 @@ namespace mlf::tvm_testing {
 using Files = std::map<std::string, std::string>;
 
 Files DenseV7();
+Files EspDlV7();
+Files HeapCapsV7();
+Files ToyVendorV7();
 Files PairV7();
 Files MultiV7();
 Files ScaleV5();

@@ -12,7 +12,7 @@ const firmware::ForeignProjectModules* ForeignFirmwareModules() {
   return &tvm_wing::FirmwareModules();
 }
 
-std::map<std::string, Status> ForeignHostChecks(const std::string& archive,
+std::map<std::string, ForeignModuleCheck> ForeignHostChecks(const std::string& archive,
                                                 const Metadata& metadata,
                                                 const ReaderLimits& limits) {
   return tvm_wing::HostChecks(archive, metadata, limits);

@@ -35,8 +35,9 @@ const firmware::ForeignProjectModules* ForeignFirmwareModules();
 
 // What `mlf inspect` and `mlf verify` say about running each TVM module of
 // `metadata` (read from `archive`) on this host: what `mlf run` checks
-// before compiling, by module name.
-std::map<std::string, Status> ForeignHostChecks(const std::string& archive,
+// before compiling, the vendor libraries it needs and where it runs, by
+// module name.
+std::map<std::string, ForeignModuleCheck> ForeignHostChecks(const std::string& archive,
                                                 const Metadata& metadata,
                                                 const ReaderLimits& limits = {});
 

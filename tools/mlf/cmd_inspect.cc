@@ -90,7 +90,8 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
 }
 
 // What only TVM modules have (artifact/format/metadata.h TvmModuleInfo).
-void PrintTvm(const ModuleMetadata& m, const Status& host) {
+void PrintTvm(const ModuleMetadata& m, const ForeignModuleCheck& check) {
+  const Status& host = check.host;
   const TvmModuleInfo& tvm = *m.tvm;
   for (const std::string& t : tvm.targets) std::cout << "  tvm target  " << Show(t) << "\n";
   if (!tvm.run_function.empty()) {
@@ -150,12 +151,16 @@ void PrintTvm(const ModuleMetadata& m, const Status& host) {
     std::cout << "  needs       " << Show(tvm.foreign_target) << " (" << Show(tvm.foreign_evidence)
               << ")\n";
   }
+  if (!check.vendor_headers.empty()) {
+    std::cout << "  needs       vendor library: " << Join(check.vendor_headers, ", ") << "\n";
+  }
   std::cout << "  this host   " << (host.ok() ? "runs with mlf run" : "cannot run: " + Show(host.message())) << "\n";
+  std::cout << "  runs        " << Show(check.runs) << "\n";
   for (const std::string& note : tvm.notes) std::cout << "  note        " << Show(note) << "\n";
 }
 
 void PrintModule(const std::string& name, const ModuleMetadata& m,
-                 const std::map<std::string, Status>& host) {
+                 const std::map<std::string, ForeignModuleCheck>& host) {
   std::cout << "\nmodule " << Show(name) << "\n";
   if (!m.description.empty()) std::cout << "  " << Show(m.description) << "\n";
   std::cout << "  model       " << Show(m.model_name) << " (" << Show(ToString(m.style)) << ", executors "
@@ -199,7 +204,7 @@ void PrintModule(const std::string& name, const ModuleMetadata& m,
 }
 
 void PrintText(const std::string& path, const ArchiveHead& head,
-               const std::map<std::string, Status>& host) {
+               const std::map<std::string, ForeignModuleCheck>& host) {
   struct stat st {};
   const uint64_t size = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   const Metadata& md = head.metadata;
@@ -237,7 +242,7 @@ void PrintText(const std::string& path, const ArchiveHead& head,
 }
 
 void PrintJson(const std::string& path, const ArchiveHead& head,
-               const std::map<std::string, Status>& host) {
+               const std::map<std::string, ForeignModuleCheck>& host) {
   PrintJsonReport(InspectDocument(path, head, host));
 }
 
@@ -249,8 +254,8 @@ int RunInspect(const ParsedArgs& args) {
   if (!head.ok()) return ReportFailure(head.status().WithContext(path));
   // What it says about this host is what mlf run checks before compiling
   // (a graph's plan included).
-  const std::map<std::string, Status> host =
-      head->foreign ? cli::ForeignHostChecks(path, head->metadata) : std::map<std::string, Status>{};
+  const std::map<std::string, ForeignModuleCheck> host =
+      head->foreign ? cli::ForeignHostChecks(path, head->metadata) : std::map<std::string, ForeignModuleCheck>{};
   if (args.Has("json")) {
     PrintJson(path, *head, host);
   } else {

@@ -18,6 +18,7 @@ using firmware::BuildSystem;
 constexpr char kUsage[] =
     "usage: mlf project ARCHIVE -o DIR [--platform host|mps2-an385|mps2-an386|mps2-an500]\n"
     "                   [--build-system make|cmake] [--sample-input NAME=FILE.npy]...\n"
+    "                   [--vendor-source NAME=DIR]...\n"
     "                   [--build] [--run] [--key NAME.pub] [--require-signature] [--json]\n\n"
     "Turns a version-8 archive into a standalone C project in DIR: a Makefile and a\n"
     "CMakeLists.txt, the model sources and headers, parameters as const arrays in\n"
@@ -41,6 +42,10 @@ constexpr char kUsage[] =
     "                           project always has both)\n"
     "  --sample-input NAME=F    the input NAME (raw or C name, MODULE.NAME when several\n"
     "                           modules have one) starts as the .npy file F; others as zeros\n"
+    "  --vendor-source NAME=DIR a vendor library the archive's code includes (CMSIS-NN,\n"
+    "                           ESP-DL, ...): every *.c under DIR is compiled with the\n"
+    "                           model, *.c and *.h are copied to vendor/NAME/, whose\n"
+    "                           include path is vendor/NAME and its Include/ or include/\n"
     "  --build                  build it; on Cortex-M print flash and RAM by part and\n"
     "                           add that report to DIR/README.md\n"
     "  --run                    build and run it (in QEMU on Cortex-M), print its output\n"
@@ -63,6 +68,10 @@ Result<firmware::ProjectOptions> Options(const ParsedArgs& args) {
   for (const std::string& assignment : args.GetAll("sample-input")) {
     MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment("sample-input", assignment));
     options.sample_inputs.push_back({pair.first, pair.second});
+  }
+  for (const std::string& value : args.GetAll("vendor-source")) {
+    MLF_ASSIGN_OR_RETURN(firmware::VendorSourceSpec spec, firmware::ParseVendorSourceFlag(value));
+    options.vendor_sources.push_back(spec);
   }
   return options;
 }
@@ -166,6 +175,7 @@ std::vector<FlagSpec> ProjectFlags() {
   std::vector<FlagSpec> flags = {
       {"output", true, false, "o"},      {"platform", true, false, ""},
       {"build-system", true, false, ""}, {"sample-input", true, true, ""},
+      {"vendor-source", true, true, ""},
       {"build", false, false, ""},       {"run", false, false, ""},
       {"json", false, false, ""}};
   for (const FlagSpec& f : TrustFlags()) flags.push_back(f);

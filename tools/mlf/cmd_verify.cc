@@ -35,7 +35,7 @@ constexpr char kUsage[] =
     "Exit status: 0 verified, 1 the archive failed a check, 2 bad usage.\n";
 
 void PrintJson(const std::string& path, const Result<VerifyReport>& r,
-               const std::map<std::string, Status>& checks) {
+               const std::map<std::string, ForeignModuleCheck>& checks) {
   if (r.ok()) {
     PrintJsonReport(VerifyDocument(path, *r, checks));
     return;
@@ -55,7 +55,7 @@ std::string Join(const std::vector<std::string>& words) {
 }
 
 void PrintTvmText(const std::string& path, const VerifyReport& r,
-                  const std::map<std::string, Status>& checks) {
+                  const std::map<std::string, ForeignModuleCheck>& checks) {
   std::cout << "verified " << DisplayText(path) << ": " << r.member_count << " members, "
             << HumanBytes(r.data_bytes) << ", " << r.metadata.modules.size() << " module"
             << (r.metadata.modules.size() == 1 ? "" : "s") << "\n"
@@ -68,13 +68,18 @@ void PrintTvmText(const std::string& path, const VerifyReport& r,
             << "not proven: TVM archives carry no digests and no signature, so nothing shows who "
                "made this archive or that its members are the ones TVM wrote\n";
   for (const auto& [name, m] : r.metadata.modules) {
-    const Status& host = checks.at(name);
+    const ForeignModuleCheck& check = checks.at(name);
+    const Status& host = check.host;
     std::cout << "module " << DisplayText(name) << ": " << DisplayText(ToString(m.style))
               << (m.tvm->executor ? ", " + DisplayText(ToString(*m.tvm->executor)) + " executor" : "")
               << ", " << DisplayText(ToString(m.interface_api)) << " interface; "
               << (host.ok() ? "runs on this host (mlf run)"
                             : "does not run on this host: " + DisplayText(host.message()))
               << "\n";
+    if (!check.vendor_headers.empty()) {
+      std::cout << "  needs vendor library: " << Join(check.vendor_headers) << "\n";
+    }
+    std::cout << "  runs: " << DisplayText(check.runs) << "\n";
     for (const std::string& note : m.tvm->notes) std::cout << "  note: " << DisplayText(note) << "\n";
   }
   if (!r.foreign->unreferenced.empty()) {
@@ -84,7 +89,7 @@ void PrintTvmText(const std::string& path, const VerifyReport& r,
 }
 
 void PrintText(const std::string& path, const VerifyReport& r,
-               const std::map<std::string, Status>& checks) {
+               const std::map<std::string, ForeignModuleCheck>& checks) {
   if (r.foreign) return PrintTvmText(path, r, checks);
   std::cout << "verified " << DisplayText(path) << ": " << r.member_count << " members, "
             << HumanBytes(r.data_bytes) << ", " << r.metadata.modules.size() << " module"
@@ -117,7 +122,7 @@ int RunVerify(const ParsedArgs& args) {
     return VerifyArchive(path, options);
   }();
   // What it says about this host is what mlf run checks before compiling.
-  std::map<std::string, Status> host;
+  std::map<std::string, ForeignModuleCheck> host;
   if (report.ok() && report->foreign) host = cli::ForeignHostChecks(path, report->metadata, options.limits);
   if (args.Has("json")) PrintJson(path, report, host);
   if (!report.ok()) return ReportFailure(report.status().WithContext(path));

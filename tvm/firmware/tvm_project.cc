@@ -13,9 +13,9 @@ class TvmProject final : public ForeignProjectModules {
  public:
   const ForeignArchiveFormat& format() const override { return TvmArchiveFormat(); }
 
-  Result<std::map<std::string, ModuleKind>> Prepare(Metadata* metadata,
-                                                   const Platform& platform) const override {
-    return PrepareTvmMetadata(metadata, platform);
+  Result<std::map<std::string, ModuleKind>> Prepare(Metadata* metadata, const Platform& platform,
+                                                   const VendorProvision& vendor) const override {
+    return PrepareTvmMetadata(metadata, platform, vendor);
   }
 
   // The graph becomes a function (src/<mod>_graph.c) over the module's input

@@ -32,9 +32,9 @@ Status Flatten(const std::string& who, std::vector<TensorInfo>* tensors) {
 }  // namespace
 
 Result<ModuleKind> TvmModuleKind(const std::string& name, const ModuleMetadata& m,
-                                 const Platform& platform) {
+                                 const Platform& platform, const VendorProvision& vendor) {
   const TvmModulePlan plan = PlanTvmModule(name, m);
-  MLF_RETURN_IF_ERROR(FirmwareVerdict(plan, platform));
+  MLF_RETURN_IF_ERROR(FirmwareVerdict(plan, platform, vendor.headers, vendor.flags));
   switch (plan.run_kind) {
     case TvmRunKind::kOperators: return ModuleKind::kTvmOperator;
     case TvmRunKind::kGraph: return ModuleKind::kTvmGraph;
@@ -43,13 +43,14 @@ Result<ModuleKind> TvmModuleKind(const std::string& name, const ModuleMetadata& 
 }
 
 Result<std::map<std::string, ModuleKind>> PrepareTvmMetadata(Metadata* metadata,
-                                                            const Platform& platform) {
+                                                            const Platform& platform,
+                                                            const VendorProvision& vendor) {
   std::map<std::string, ModuleKind> kinds;
   for (auto& [name, m] : metadata->modules) {
     if (!m.tvm) {
       return Internal("module " + QuoteForMessage(name) + " of a TVM archive has no TVM details");
     }
-    MLF_ASSIGN_OR_RETURN(ModuleKind kind, TvmModuleKind(name, m, platform));
+    MLF_ASSIGN_OR_RETURN(ModuleKind kind, TvmModuleKind(name, m, platform, vendor));
     const std::string who = Who(name, m);
     if (kind == ModuleKind::kTvmOperator) {
       MLF_ASSIGN_OR_RETURN(m.inputs, tvm_compat::OperatorBuffers(who, *m.tvm));

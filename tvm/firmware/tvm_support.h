@@ -19,6 +19,7 @@
 #include "artifact/base/status.h"
 #include "artifact/format/metadata.h"
 #include "loader/firmware/platform.h"
+#include "loader/firmware/vendor_source.h"
 #include "loader/firmware/project_plan.h"
 
 namespace mlf::firmware {
@@ -26,8 +27,9 @@ namespace mlf::firmware {
 // How main.c calls TVM module `name`, or kFailedPrecondition /
 // kUnimplemented saying why it cannot be built for `platform`: the firmware
 // verdict of its plan (tvm/plan/tvm_plan.h).
+// `vendor`: what the user's --vendor-source libraries provide.
 Result<ModuleKind> TvmModuleKind(const std::string& name, const ModuleMetadata& m,
-                                 const Platform& platform);
+                                 const Platform& platform, const VendorProvision& vendor = {});
 
 // Checks every module of a TVM archive (TvmModuleKind) and rewrites its
 // metadata into what the project works from: tensors whose shape is unknown
@@ -37,7 +39,8 @@ Result<ModuleKind> TvmModuleKind(const std::string& name, const ModuleMetadata& 
 // TVM's metadata does not say which buffers an operator writes). Returns the
 // kind of each module.
 Result<std::map<std::string, ModuleKind>> PrepareTvmMetadata(Metadata* metadata,
-                                                            const Platform& platform);
+                                                            const Platform& platform,
+                                                            const VendorProvision& vendor = {});
 
 }  // namespace mlf::firmware
 

@@ -270,21 +270,6 @@ bool CodeArchRunsOnThisHost(CodeArch arch) {
   return false;
 }
 
-bool IsStandardCHeader(std::string_view path) {
-  static const char* kHeaders[] = {
-      "assert.h", "complex.h", "ctype.h",    "errno.h",    "fenv.h",      "float.h",
-      "inttypes.h", "iso646.h", "limits.h",  "locale.h",   "math.h",      "setjmp.h",
-      "signal.h", "stdalign.h", "stdarg.h",  "stdatomic.h", "stdbool.h",  "stddef.h",
-      "stdint.h", "stdio.h",    "stdlib.h",  "stdnoreturn.h", "string.h", "tgmath.h",
-      "threads.h", "time.h",    "uchar.h",   "wchar.h",    "wctype.h",    "unistd.h",
-      "alloca.h", "malloc.h",   "strings.h", "sys/types.h",
-  };
-  for (const char* h : kHeaders) {
-    if (path == h) return true;
-  }
-  return false;
-}
-
 namespace {
 
 // Members "<type> *name;" of `struct <name> { ... };` in order.

@@ -48,10 +48,6 @@ const char* CodeArchName(CodeArch arch);
 // Whether code of `arch` builds for the machine this mlfkit was built for.
 bool CodeArchRunsOnThisHost(CodeArch arch);
 
-// True for headers of the C standard library (and POSIX basics) that every
-// host compiler has, e.g. "math.h", "stdint.h".
-bool IsStandardCHeader(std::string_view path);
-
 // The TVM C interface header codegen/host/include/tvmgen_<mod>.h.
 struct TvmInterfaceHeader {
   std::vector<std::string> inputs;   // members of struct tvmgen_<mod>_inputs, in order

@@ -11,7 +11,7 @@
 #include "artifact/format/name_clash.h"
 #include "tvm/format/tvm_metadata.h"
 #include "tvm/format/tvm_relay.h"
-#include "tvm/compat/compat.h"
+#include "tvm/plan/header_class.h"
 
 namespace mlf {
 namespace {
@@ -20,14 +20,6 @@ constexpr char kSrcDir[] = "codegen/host/src/";
 constexpr char kIncludeDir[] = "codegen/host/include/";
 constexpr char kLibDir[] = "codegen/host/lib/";
 constexpr char kRuntimeInclude[] = "runtime/include/";
-
-// Whether mlfkit's TVM compatibility layer provides header `path`: the one
-// list is what tvm/compat embeds (COMPAT_FILES in tvm/compat/BUILD.bazel).
-bool IsCompatHeader(const std::string& path) {
-  static const std::vector<std::string>* headers =
-      new std::vector<std::string>(tvm_compat::HeaderPaths());
-  return std::find(headers->begin(), headers->end(), path) != headers->end();
-}
 
 bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -115,11 +107,13 @@ IncludeKind ResolveInclude(const TvmArchiveContents& contents, bool bundled, con
       return IncludeKind::kMember;
     }
   }
-  if (IsCompatHeader(inc.path)) return IncludeKind::kCompat;
-  if (IsStandardCHeader(inc.path)) return IncludeKind::kStandard;
+  // The classes are tvm/plan/header_class.h's, the one list.
+  const HeaderClass cls = ClassifyHeader(inc.path);
+  if (cls == HeaderClass::kTvmRuntime) return IncludeKind::kCompat;
+  if (cls == HeaderClass::kCLibrary || cls == HeaderClass::kCompiler) return IncludeKind::kStandard;
   const std::string base = inc.path.substr(inc.path.rfind('/') + 1);
   const bool generated = StartsWith(base, "tvmgen_");
-  const bool runtime = StartsWith(inc.path, "tvm/") || StartsWith(inc.path, "dlpack/");
+  const bool runtime = IsTvmRuntimePath(inc.path);
   // TVM's own generated headers must be in the archive, and so must quoted
   // includes, except TVM runtime headers (a TVM C runtime provides those).
   if (generated || (!inc.angled && !runtime)) return IncludeKind::kMissing;
@@ -493,8 +487,7 @@ class ModuleCompleter {
   }
 
   void NoteRuntime(const std::string& header) {
-    const bool runtime = StartsWith(header, "tvm/") || StartsWith(header, "dlpack/");
-    if (runtime && std::find(tvm_.runtime_headers.begin(), tvm_.runtime_headers.end(), header) ==
+    if (IsTvmRuntimePath(header) && std::find(tvm_.runtime_headers.begin(), tvm_.runtime_headers.end(), header) ==
                        tvm_.runtime_headers.end()) {
       tvm_.runtime_headers.push_back(header);
     }

@@ -530,15 +530,19 @@ TEST(CompleteTvmMetadataTest, CompatHeadersAreTheOnesTvmCompatEmbeds) {
   const std::vector<std::string> compat = tvm_compat::HeaderPaths();
   std::string includes;
   for (const std::string& h : compat) includes += "#include <" + h + ">\n";
-  files["codegen/host/src/default_lib1.c"] += includes + "#include <tvm/runtime/crt/module.h>\n";
+  files["codegen/host/src/default_lib1.c"] += includes + "#include <tvm/runtime/crt/graph_executor.h>\n";
   Result<Metadata> md = ParseTvmMetadata(V7().dump());
   ASSERT_TRUE(md.ok());
   TvmCompletion c = CompleteTvmMetadata(&*md, Contents(files));
   EXPECT_TRUE(c.problems.empty()) << c.problems.front().ToString();
   EXPECT_EQ(md->modules.at("default").tvm->external_headers,
-            std::vector<std::string>{"tvm/runtime/crt/module.h"});
-  // The header the old hand-written list had missed.
-  EXPECT_NE(std::find(compat.begin(), compat.end(), "tvm/runtime/crt/platform.h"), compat.end());
+            std::vector<std::string>{"tvm/runtime/crt/graph_executor.h"});
+  // The header the old hand-written list had missed, and those of the
+  // graph executor's system-lib registry and C metadata module.
+  for (const char* h : {"tvm/runtime/crt/platform.h", "tvm/runtime/crt/module.h",
+                        "tvm/runtime/metadata_types.h"}) {
+    EXPECT_NE(std::find(compat.begin(), compat.end(), h), compat.end()) << h;
+  }
 }
 
 TEST(CompleteTvmMetadataTest, SizesThatDisagreeAreProblems) {

@@ -1,9 +1,12 @@
 #include "tvm/plan/tvm_plan.h"
 
+#include <algorithm>
+
 #include "artifact/base/display_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/toolchain/host_build.h"
 #include "tvm/compat/operator_source.h"
+#include "tvm/plan/header_class.h"
 #include "tvm/plan/target_platforms.h"
 
 namespace mlf {
@@ -70,7 +73,19 @@ void DescribeCode(const std::string& name, const ModuleMetadata& m, TvmModulePla
   p->c_metadata_module = Contains(tvm.runtime_headers, "tvm/runtime/metadata_types.h");
   for (const std::string& h : tvm.external_headers) {
     if (!IsTvmRuntimeHeader(h)) p->non_tvm_headers.push_back(h);
+    switch (ClassifyHeader(h)) {
+      case HeaderClass::kVendor: p->vendor_headers.push_back(h); break;
+      case HeaderClass::kIntrinsics:
+        p->intrinsics_headers.push_back({h, std::string(IntrinsicsArchitecture(h))});
+        break;
+      case HeaderClass::kTvmRuntimeNotSupplied: p->unsupplied_runtime_headers.push_back(h); break;
+      default: break;  // the reader lists no other class as external
+    }
   }
+  std::sort(p->vendor_headers.begin(), p->vendor_headers.end());
+  std::sort(p->unsupplied_runtime_headers.begin(), p->unsupplied_runtime_headers.end());
+  std::sort(p->intrinsics_headers.begin(), p->intrinsics_headers.end(),
+            [](const auto& a, const auto& b) { return a.header < b.header; });
   for (const std::string& s : m.sources) (EndsWith(s, ".c") ? p->c_sources : p->other_sources).push_back(s);
   p->object_files = tvm.object_files;
   p->target_cpu = m.target.mcpu;
@@ -89,6 +104,47 @@ std::string LoaderWho(const TvmModulePlan& p) {
   return "module " + QuoteForMessage(p.module) + " (TVM archive, metadata version " +
          std::to_string(p.metadata_version) + ")";
 }
+
+// Header names come from archive bytes: shown through the display guard.
+std::string HeaderList(const std::vector<std::string>& headers) {
+  std::vector<std::string> shown;
+  for (const std::string& h : headers) shown.push_back(DisplayText(h));
+  return Join(shown);
+}
+
+std::vector<std::string> MissingVendorHeaders(const TvmModulePlan& p,
+                                              const std::set<std::string>& provided) {
+  std::vector<std::string> missing;
+  for (const std::string& h : p.vendor_headers) {
+    if (!provided.count(h)) missing.push_back(h);
+  }
+  return missing;
+}
+
+// What every verdict says first: headers nothing here provides. Vendor
+// libraries before TVM runtime headers mlfkit lacks; `tail` says what the
+// command can do about it.
+Status HeadersVerdict(const std::string& who, const TvmModulePlan& p,
+                      const std::vector<std::string>& vendor, const std::string& tail) {
+  if (!vendor.empty()) {
+    return FailedPrecondition(who + " needs vendor library: " + HeaderList(vendor) + tail);
+  }
+  if (!p.unsupplied_runtime_headers.empty()) {
+    return Unimplemented(who + " includes TVM runtime header" +
+                         (p.unsupplied_runtime_headers.size() == 1 ? " " : "s ") +
+                         HeaderList(p.unsupplied_runtime_headers) +
+                         ", which mlfkit does not supply (tvm/compat)");
+  }
+  return Status::Ok();
+}
+
+constexpr char kHostVendorTail[] =
+    "; it runs nowhere here: mlf run cannot build it (mlf project --vendor-source NAME=DIR adds "
+    "the library to a firmware project)";
+constexpr char kProjectVendorTail[] =
+    "; give the library's sources with --vendor-source NAME=DIR";
+constexpr char kUpgradeVendorTail[] =
+    "; a version-8 archive cannot carry it, so upgrade refuses the module";
 
 bool HasSources(const TvmModulePlan& p) { return !p.c_sources.empty() || !p.other_sources.empty(); }
 
@@ -125,6 +181,7 @@ Status HostVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
   const std::string who = LoaderWho(p);
   const bool op = p.run_kind == TvmRunKind::kOperators;
   const bool graph = p.run_kind == TvmRunKind::kGraph;
+  MLF_RETURN_IF_ERROR(HeadersVerdict(who, p, p.vendor_headers, kHostVendorTail));
   if (p.run_kind == TvmRunKind::kUnknown) {
     return Unimplemented(who + " uses executor " + QuoteForMessage(p.executor_text) +
                          "; mlf run runs TVM's aot and graph executors");
@@ -218,6 +275,7 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
               "and an output there)");
   }
   const bool graph = p.run_kind == TvmRunKind::kGraph;
+  MLF_RETURN_IF_ERROR(HeadersVerdict(who, p, p.vendor_headers, kUpgradeVendorTail));
   if (p.run_kind == TvmRunKind::kUnknown) {
     return Unimplemented(who + " uses executor " + QuoteForMessage(p.executor_text) +
                          "; upgrade converts TVM's aot and graph executors");
@@ -274,7 +332,14 @@ TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m) {
   return p;
 }
 
-Status FirmwareVerdict(const TvmModulePlan& p, const firmware::Platform& platform) {
+Status FirmwareVerdict(const TvmModulePlan& p, const firmware::Platform& platform,
+                       const std::set<std::string>& vendor_provided, const std::string& vendor_flags) {
+  const std::vector<std::string> missing = MissingVendorHeaders(p, vendor_provided);
+  if (!missing.empty() && !vendor_flags.empty()) {
+    return FailedPrecondition(LoaderWho(p) + ": " + HeaderList(missing) +
+                              (missing.size() == 1 ? " is" : " are") + " not in " + vendor_flags);
+  }
+  MLF_RETURN_IF_ERROR(HeadersVerdict(LoaderWho(p), p, missing, kProjectVendorTail));
   if (p.foreign_target.empty() || Contains(p.firmware_platforms, platform.name)) return p.firmware;
   const std::string built_for =
       platform.cortex_m ? platform.cpu : std::string("this host, ") + HostTriple();
@@ -283,6 +348,15 @@ Status FirmwareVerdict(const TvmModulePlan& p, const firmware::Platform& platfor
       "; it cannot be built for platform " + platform.name + " (" + built_for + ")" +
       (p.firmware_platforms.empty() ? ", nor for any other platform of mlf project"
                                     : ". Build it with --platform " + Join(p.firmware_platforms, " or ")));
+}
+
+std::string RunsWhere(const TvmModulePlan& p, const Status& host) {
+  if (!p.vendor_headers.empty() || !p.unsupplied_runtime_headers.empty()) return "nowhere here";
+  if (host.ok()) return "host";
+  if (p.firmware.ok() && !p.firmware_platforms.empty()) {
+    return "firmware only (mlf project --platform " + Join(p.firmware_platforms, " or ") + ")";
+  }
+  return "nowhere here";
 }
 
 }  // namespace mlf

@@ -20,6 +20,7 @@
 #ifndef MLFKIT_TVM_PLAN_TVM_PLAN_H_
 #define MLFKIT_TVM_PLAN_TVM_PLAN_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,18 @@ struct TvmModulePlan {
   // TVM's runtime: compiler intrinsics (arm_acle.h) or vendor libraries
   // (arm_nnfunctions.h, esp_kernel.h).
   std::vector<std::string> non_tvm_headers;
+  // The same headers by class (tvm/plan/header_class.h), each list sorted:
+  // vendor libraries nobody here provides (the verdicts refuse them before
+  // compiling: "needs vendor library: esp_kernel.h"), compiler intrinsics
+  // with the architecture they need, and TVM runtime headers mlfkit does not
+  // supply (tvm/compat).
+  std::vector<std::string> vendor_headers;
+  struct IntrinsicsHeader {
+    std::string header;        // e.g. "arm_acle.h"
+    std::string architecture;  // e.g. "Arm Cortex-M with the DSP extension"
+  };
+  std::vector<IntrinsicsHeader> intrinsics_headers;
+  std::vector<std::string> unsupplied_runtime_headers;
   std::vector<std::string> c_sources;     // members ending in .c
   std::vector<std::string> other_sources; // C++ and other sources
   std::vector<std::string> object_files;  // codegen/host/lib/*.o (TVM's llvm target)
@@ -109,8 +122,19 @@ struct TvmModulePlan {
 TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m);
 
 // `plan.firmware` for `platform`, or why `platform` cannot build the module's
-// code (naming the platforms that can).
-Status FirmwareVerdict(const TvmModulePlan& plan, const firmware::Platform& platform);
+// code (naming the platforms that can). `vendor_provided`: the headers the
+// user's vendor libraries provide (mlf project --vendor-source, given as
+// `vendor_flags`); a module whose vendor headers are all among them is built
+// like any other, one with a header still missing is refused naming the flags.
+Status FirmwareVerdict(const TvmModulePlan& plan, const firmware::Platform& platform,
+                       const std::set<std::string>& vendor_provided = {},
+                       const std::string& vendor_flags = "");
+
+// Where the module runs here, for mlf inspect and mlf verify: "host" (mlf
+// run), "firmware only" (mlf project, on the boards of firmware_platforms) or
+// "nowhere here". `host` is what mlf run checks (the plan's host verdict and
+// the checks that need member bytes).
+std::string RunsWhere(const TvmModulePlan& plan, const Status& host);
 
 }  // namespace mlf
 

@@ -240,6 +240,60 @@ TEST(TvmPlanTest, RuntimePiecesAndVendorHeadersFromIncludes) {
   EXPECT_EQ(p.c_sources.size(), 3u);
 }
 
+// The headers by class (header_class.h): vendor ones sorted, intrinsics with
+// their architecture, TVM runtime headers mlfkit lacks; the verdicts refuse
+// vendor libraries before anything else, the firmware unless the user gives them.
+TEST(TvmPlanTest, HeadersByClassAndTheVendorVerdicts) {
+  Files files = tvm_testing::DenseV7();
+  files["codegen/host/src/default_lib2.c"] =
+      "#include <zz_vendor.h>\n#include <esp_kernel.h>\n#include <arm_acle.h>\n"
+      "#include <tvm/runtime/crt/graph_executor.h>\n#include <stdint.h>\n#include <tvm/runtime/crt/module.h>\n";
+  const TvmModulePlan p = Plan(Scan(files), "default");
+  EXPECT_EQ(p.vendor_headers, (Names{"esp_kernel.h", "zz_vendor.h"}));
+  ASSERT_EQ(p.intrinsics_headers.size(), 1u);
+  EXPECT_EQ(p.intrinsics_headers[0].header, "arm_acle.h");
+  EXPECT_EQ(p.intrinsics_headers[0].architecture, "Arm Cortex-M with the DSP extension");
+  EXPECT_EQ(p.unsupplied_runtime_headers, Names{"tvm/runtime/crt/graph_executor.h"});
+  const std::string who = "module 'default' (TVM archive, metadata version 7)";
+  EXPECT_EQ(p.host.message(),
+            who + " needs vendor library: esp_kernel.h, zz_vendor.h; it runs nowhere here: mlf run "
+                  "cannot build it (mlf project --vendor-source NAME=DIR adds the library to a "
+                  "firmware project)");
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 7) needs vendor library: esp_kernel.h, "
+            "zz_vendor.h; a version-8 archive cannot carry it, so upgrade refuses the module");
+  EXPECT_EQ(FirmwareVerdict(p, Board("mps2-an386")).message(),
+            who + " needs vendor library: esp_kernel.h, zz_vendor.h; give the library's sources "
+                  "with --vendor-source NAME=DIR");
+  EXPECT_EQ(FirmwareVerdict(p, Board("mps2-an386"), {"esp_kernel.h"}).message(),
+            who + " needs vendor library: zz_vendor.h; give the library's sources with "
+                  "--vendor-source NAME=DIR");
+  // With the vendor headers given, the TVM runtime header mlfkit lacks is next.
+  const Status runtime = FirmwareVerdict(p, Board("mps2-an386"), {"esp_kernel.h", "zz_vendor.h"});
+  EXPECT_EQ(runtime.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(runtime.message(), who + " includes TVM runtime header tvm/runtime/crt/graph_executor.h, "
+                                     "which mlfkit does not supply (tvm/compat)");
+  EXPECT_EQ(RunsWhere(p, p.host), "nowhere here");
+}
+
+TEST(TvmPlanTest, RunsWhere) {
+  const TvmModulePlan dense = Plan(Scan(tvm_testing::DenseV7()), "default");
+  EXPECT_EQ(RunsWhere(dense, dense.host), "host");
+  // A check of member bytes that only mlf run makes: the firmware still builds it.
+  EXPECT_EQ(RunsWhere(dense, FailedPrecondition("a graph check")),
+            "firmware only (mlf project --platform host or mps2-an385 or mps2-an386 or mps2-an500)");
+  const TvmModulePlan arm = Plan(Scan(tvm_testing::ArmV7()), "default");
+  EXPECT_EQ(arm.vendor_headers, Names{});
+  EXPECT_EQ(RunsWhere(arm, arm.host), "firmware only (mlf project --platform mps2-an386 or mps2-an500)");
+  // The header names are shown through the display guard.
+  Files files = tvm_testing::DenseV7();
+  files["codegen/host/src/default_lib2.c"] = "#include <esp\x1b[31m.h>\n";
+  const TvmModulePlan escaped = Plan(Scan(files), "default");
+  EXPECT_EQ(escaped.vendor_headers, Names{"esp\x1b[31m.h"});
+  EXPECT_NE(escaped.host.message().find("needs vendor library: esp\\x1b[31m.h;"), std::string::npos)
+      << escaped.host.message();
+}
+
 // Modules the metadata already rules out, each verdict in its consumer's words.
 class RefusedTest : public ::testing::Test {
  protected:
