@@ -172,7 +172,7 @@ TEST(TvmArchiveTest, DenseIsNormalised) {
   ASSERT_EQ(m.inputs.size(), 1u);
   EXPECT_EQ(m.inputs[0].name, "serving_default_input_1:0");
   EXPECT_EQ(m.inputs[0].c_name, "serving_default_input_1_0");
-  EXPECT_EQ(m.inputs[0].dtype, "float32");
+  EXPECT_TRUE(m.inputs[0].dtype == DType::kFloat32);
   EXPECT_EQ(m.inputs[0].shape, (std::vector<int64_t>{1, 4}));
   EXPECT_EQ(m.inputs[0].size_bytes, 16u);
   ASSERT_EQ(m.outputs.size(), 1u);
@@ -216,7 +216,7 @@ TEST(TvmArchiveTest, GraphExecutorAndOperatorStyleAreNormalised) {
   EXPECT_EQ(g.outputs[0].shape, (std::vector<int64_t>{1, 3}));
   ASSERT_EQ(g.parameters->tensors.size(), 3u);
   EXPECT_EQ(g.parameters->tensors[2].name, "p2");
-  EXPECT_EQ(g.parameters->tensors[2].dtype, "int32");
+  EXPECT_TRUE(g.parameters->tensors[2].dtype == DType::kInt32);
   EXPECT_EQ(g.tvm->sids.size(), 5u);
   EXPECT_EQ(g.tvm->sids[1].input_binding, "p0");
 

@@ -355,6 +355,76 @@ TEST(TvmCliTest, UnknownInterfaceApiIsShownNotRefused) {
   EXPECT_EQ(nlohmann::json::parse(j.out)["tvm"]["modules"]["default"].dump(), "{\"executor\":\"graph\",\"host\":\"runs\",\"interface_api\":\"wasm\",\"needs_vendor_library\":[],\"notes\":[\"interface API 'wasm' (target option -interface-api) is unknown to mlfkit (it knows c and packed)\"],\"runs\":\"host\",\"style\":\"full-model\"}");
 }
 
+// A dtype this mlfkit does not know (issue 17, point 7) is kept as the archive
+// wrote it: inspect and verify show the archive and name the tensor and the
+// dtype; run refuses the tensor.
+TEST(TvmCliTest, UnknownDtypeIsShownNotRefused) {
+  Files files = WithMetadata(tvm_testing::DenseV7(), [](nlohmann::json& j) {
+    j["modules"]["default"]["memory"]["functions"]["main"][0]["inputs"]["serving_default_input_1:0"]
+     ["dtype"] = "float32x4";
+  });
+  std::string& relay = files.at("src/default.relay");
+  const std::string declared = "%serving_default_input_1:0: Tensor[(1, 4), float32] /* ty=Tensor[(1, 4), float32]";
+  ASSERT_NE(relay.find(declared), std::string::npos);
+  relay.replace(relay.find(declared), declared.size(),
+                "%serving_default_input_1:0: Tensor[(1, 1), float32x4] /* ty=Tensor[(1, 1), float32x4]");
+  const std::string path = Archive("unknown_dtype", files);
+  CommandResult v = Mlf({"verify", path});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(v.out, "verified " + path + ": 6 members, 5.8 KiB, 1 module\n"
+            "format: Apache TVM Model Library Format, metadata version 7\n"
+            "proven: a safe tar within bounds; metadata.json matches the TVM version 7 schema; every file that metadata, the interface header and the sources reference is present; .params files parse; sizes in metadata, Relay text and header agree\n"
+            "not proven: TVM archives carry no digests and no signature, so nothing shows who made this archive or that its members are the ones TVM wrote\n"
+            "module default: full-model, aot executor, c interface; does not run on this host: module 'default' (TVM archive, metadata version 7): input 'serving_default_input_1:0': dtype 'float32x4' is not supported by mlfkit\n"
+            "  note: input 'serving_default_input_1:0': dtype 'float32x4' is unknown to mlfkit\n"
+            "signature: none (TVM archives cannot carry one)\n");
+  CommandResult i = Mlf({"inspect", path});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  EXPECT_EQ(i.out, "archive     " + path + " (none, 15.0 KiB)\n"
+            "format      Apache TVM Model Library Format, metadata version 7 (normalised by mlfkit's TVM reader), exported 2022-11-30 12:00:00Z\n"
+            "signature   none (TVM archives carry no digests and no signature)\n"
+            "\n"
+            "module default\n"
+            "  model       default (full-model, executors aot, c interface, TVM metadata version 7)\n"
+            "  target      c\n"
+            "  source      tvm, kept as src/default.relay\n"
+            "  inputs\n"
+            "    #  name                       c name                     dtype      shape  bytes\n"
+            "    0  serving_default_input_1:0  serving_default_input_1_0  float32x4  [1,1]  16\n"
+            "  outputs\n"
+            "    #  name    c name  dtype    shape  bytes\n"
+            "    0  output  output  float32  [1,3]  12\n"
+            "  memory\n"
+            "    workspace  32 B\n"
+            "    constants  60 B\n"
+            "    I/O        28 B\n"
+            "    alignment  16 B\n"
+            "  parameters  tvm-params parameters/default.params, 2 tensors\n"
+            "    name      dtype    shape  offset  bytes\n"
+            "    _param_1  float32  [3,4]  120     48\n"
+            "    _param_2  float32  [3]    216     12\n"
+            "  sources     codegen/host/src/default_lib0.c, codegen/host/src/default_lib1.c\n"
+            "  tvm target  c -keys=cpu -link-params=1\n"
+            "  entry       tvmgen_default_run(inputs, outputs) -> tvmgen_default___tvm_main__\n"
+            "  shapes      from src/default.relay (@main signature)\n"
+            "  header      codegen/host/include/tvmgen_default.h\n"
+            "  main memory device 1: workspace 32 B, constants 60 B, I/O 28 B\n"
+            "  operators   2 functions, largest own workspace 16 B\n"
+            "  this host   cannot run: module 'default' (TVM archive, metadata version 7): input 'serving_default_input_1:0': dtype 'float32x4' is not supported by mlfkit\n"
+            "  note        input 'serving_default_input_1:0': dtype 'float32x4' is unknown to mlfkit\n"
+            "\n"
+            "files (SHA-256 computed now: TVM records none)\n"
+            "  bytes  sha256            path\n"
+            "  1065   5af50bd9b729a367  codegen/host/include/tvmgen_default.h\n"
+            "  421    acc4e63dedfd32ec  codegen/host/src/default_lib0.c\n"
+            "  2217   33d9aa5a58672223  codegen/host/src/default_lib1.c\n"
+            "  228    365df9433ee15dbf  parameters/default.params\n"
+            "  561    4eca2ab7bd3ed98f  src/default.relay\n");
+  CommandResult r = Mlf({"run", path, "--random-inputs", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mlf: error: module 'default' (TVM archive, metadata version 7): input 'serving_default_input_1:0': dtype 'float32x4' is not supported by mlfkit\n");
+}
+
 // -------------------------------------------------------------------- run --
 
 TEST(TvmCliTest, RunWritesHandComputedOutputs) {

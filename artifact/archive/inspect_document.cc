@@ -13,7 +13,7 @@ json TensorsJson(const std::vector<TensorInfo>& tensors) {
   json out = json::array();
   for (const TensorInfo& t : tensors) {
     json j = {{"name", t.name}, {"c_name", t.c_name}, {"size_bytes", t.size_bytes}};
-    j["dtype"] = t.dtype.empty() ? json(nullptr) : json(t.dtype);
+    j["dtype"] = t.dtype.stated() ? json(ToString(t.dtype)) : json(nullptr);
     j["shape"] = t.shape_known ? json(t.shape) : json(nullptr);
     out.push_back(j);
   }
@@ -23,7 +23,7 @@ json TensorsJson(const std::vector<TensorInfo>& tensors) {
 json ParametersJson(const ParametersInfo& p) {
   json tensors = json::array();
   for (const ParamTensorInfo& t : p.tensors) {
-    tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape},
+    tensors.push_back({{"name", t.name}, {"dtype", ToString(t.dtype)}, {"shape", t.shape},
                        {"offset", t.offset}, {"size_bytes", t.size_bytes}});
   }
   return {{"storage", ToString(p.storage)}, {"path", p.path}, {"tensors", tensors}};

@@ -19,7 +19,7 @@ void WriteStruct(std::ostringstream& out, const std::string& name,
                  const std::vector<TensorInfo>& tensors) {
   out << "struct " << name << " {\n";
   for (const TensorInfo& t : tensors) {
-    out << "  void* " << t.c_name << "; /* \"" << CCommentText(t.name) << "\": " << t.dtype << "["
+    out << "  void* " << t.c_name << "; /* \"" << CCommentText(t.name) << "\": " << ToString(t.dtype) << "["
         << ShapeText(t.shape) << "] */\n";
   }
   // C99 has no empty structs; a model without inputs still gets a valid type.
@@ -43,7 +43,7 @@ Status WriteTensorTable(std::ostringstream& out, const std::string& table,
   out << "static const struct mlf_tensor_info " << table << "[] = {\n";
   for (size_t i = 0; i < tensors.size(); ++i) {
     const TensorInfo& t = tensors[i];
-    MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
+    MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
     const DLDataType dl = ToDLPack(dtype);
     out << "    {" << CStringLiteral(t.name) << ", " << CStringLiteral(t.c_name) << ", "
         << int(dl.code) << ", " << int(dl.bits) << ", " << int(dl.lanes) << ", " << t.shape.size()

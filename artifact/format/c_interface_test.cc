@@ -11,8 +11,8 @@ namespace {
 ModuleMetadata Scalars() {
   ModuleMetadata m;
   m.model_name = "s";
-  m.inputs = {{"x", "x", "int8", {}, 1}};
-  m.outputs = {{"y*/", "y__", "float32", {3}, 12}};
+  m.inputs = {{"x", "x", DType::kInt8, {}, 1}};
+  m.outputs = {{"y*/", "y__", DType::kFloat32, {3}, 12}};
   m.memory.workspace_size_bytes = 64;
   return m;
 }
@@ -88,7 +88,7 @@ TEST(CMetadataDefinitionTest, NoTensorsMeansNullTables) {
 
 TEST(CMetadataDefinitionTest, UnknownDtypeIsAnError) {
   ModuleMetadata m = Scalars();
-  m.outputs[0].dtype = "complex64";
+  m.outputs[0].dtype = DTypeValue::Read("complex64");
   auto text = CMetadataDefinition("s", m);
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.status().message().rfind("unknown dtype 'complex64' (expected one of: ", 0), 0u)

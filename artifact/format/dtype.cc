@@ -57,6 +57,25 @@ Result<DType> ParseDType(std::string_view name) {
 
 const char* DTypeName(DType dtype) { return Info(dtype).name; }
 
+DTypeValue DTypeValue::Read(std::string_view text) {
+  for (const DTypeInfo& info : kTable) {
+    if (text == info.name) return info.dtype;
+  }
+  DTypeValue unknown;
+  unknown.text_ = std::string(text);
+  return unknown;
+}
+
+Result<DType> DTypeValue::Known() const {
+  if (known_) return *known_;
+  if (text_.empty()) return InvalidArgument("no dtype stated");
+  return ParseDType(text_);
+}
+
+std::string ToString(const DTypeValue& dtype) {
+  return dtype.known() ? DTypeName(*dtype.known()) : dtype.text();
+}
+
 size_t DTypeSize(DType dtype) { return Info(dtype).size; }
 
 DLDataType ToDLPack(DType dtype) {

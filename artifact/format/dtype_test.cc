@@ -136,5 +136,59 @@ TEST(DTypeTest, ByteSizeOverflowIsRefused) {
             "shape [-4]: dimension 0 is negative");
 }
 
+// ---- DTypeValue ----
+
+TEST(DTypeValueTest, EveryKnownNameRoundTripsThroughReadAndToString) {
+  for (DType t : kAllDTypes) {
+    const DTypeValue v = DTypeValue::Read(DTypeName(t));
+    ASSERT_TRUE(v.known().has_value()) << DTypeName(t);
+    EXPECT_EQ(*v.known(), t);
+    EXPECT_TRUE(v == t);
+    EXPECT_TRUE(v == DTypeValue(t));
+    EXPECT_EQ(v.text(), "");
+    EXPECT_TRUE(v.stated());
+    EXPECT_EQ(ToString(v), DTypeName(t));
+    EXPECT_TRUE(DTypeValue::Read(ToString(v)) == v);
+  }
+}
+
+TEST(DTypeValueTest, UnknownTextIsKeptAndRoundTrips) {
+  for (const std::string text : {"float32x4", "custom[posit]32", "int4", "Float32", "float"}) {
+    const DTypeValue v = DTypeValue::Read(text);
+    EXPECT_FALSE(v.known().has_value()) << text;
+    EXPECT_TRUE(v.stated()) << text;
+    EXPECT_EQ(v.text(), text);
+    EXPECT_EQ(ToString(v), text);
+    EXPECT_TRUE(DTypeValue::Read(ToString(v)) == v) << text;
+    for (DType t : kAllDTypes) EXPECT_TRUE(v != t) << text << " vs " << DTypeName(t);
+  }
+  EXPECT_TRUE(DTypeValue::Read("int4") != DTypeValue::Read("uint4"));
+}
+
+TEST(DTypeValueTest, KnownGivesTheDTypeOrTheParseError) {
+  Result<DType> known = DTypeValue(DType::kInt8).Known();
+  ASSERT_TRUE(known.ok()) << known.status().ToString();
+  EXPECT_EQ(*known, DType::kInt8);
+
+  Result<DType> unknown = DTypeValue::Read("float32x4").Known();
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.status().message(),
+            "unknown dtype 'float32x4' (expected one of: bool, int8, int16, int32, int64, "
+            "uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64)");
+}
+
+TEST(DTypeValueTest, DefaultIsNotStated) {
+  const DTypeValue none;
+  EXPECT_FALSE(none.stated());
+  EXPECT_FALSE(none.known().has_value());
+  EXPECT_EQ(ToString(none), "");
+  EXPECT_TRUE(DTypeValue::Read("") == none);
+  Result<DType> r = none.Known();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "no dtype stated");
+}
+
 }  // namespace
 }  // namespace mlf

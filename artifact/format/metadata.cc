@@ -23,11 +23,16 @@ E Known(std::optional<E> (*parse)(std::string_view), const json& j) {
   return parse(j.get<std::string>()).value();
 }
 
+// Likewise for dtypes: the schema lists only names DType knows.
+DTypeValue KnownDType(const json& j) {
+  return DTypeValue(DTypeValue::Read(j.get<std::string>()).known().value());
+}
+
 TensorInfo TensorFrom(const json& j) {
   TensorInfo t;
   t.name = j.at("name").get<std::string>();
   t.c_name = j.at("c_name").get<std::string>();
-  t.dtype = j.at("dtype").get<std::string>();
+  t.dtype = KnownDType(j.at("dtype"));
   t.shape = ShapeFrom(j.at("shape"));
   t.size_bytes = j.at("size_bytes").get<uint64_t>();
   return t;
@@ -46,7 +51,7 @@ ParametersInfo ParametersFrom(const json& j) {
   for (const json& t : j.value("tensors", json::array())) {
     ParamTensorInfo pt;
     pt.name = t.at("name").get<std::string>();
-    pt.dtype = t.at("dtype").get<std::string>();
+    pt.dtype = KnownDType(t.at("dtype"));
     pt.shape = ShapeFrom(t.at("shape"));
     pt.offset = t.at("offset").get<uint64_t>();
     pt.size_bytes = t.at("size_bytes").get<uint64_t>();
@@ -149,7 +154,7 @@ Metadata MetadataFrom(const json& j) {
 // written by mlfkit stays minimal and round-trips exactly.
 
 json TensorTo(const TensorInfo& t) {
-  return {{"name", t.name}, {"c_name", t.c_name}, {"dtype", t.dtype},
+  return {{"name", t.name}, {"c_name", t.c_name}, {"dtype", ToString(t.dtype)},
           {"shape", t.shape}, {"size_bytes", t.size_bytes}};
 }
 
@@ -162,7 +167,7 @@ json TensorsTo(const std::vector<TensorInfo>& ts) {
 json ParametersTo(const ParametersInfo& p) {
   json tensors = json::array();
   for (const ParamTensorInfo& t : p.tensors) {
-    tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape},
+    tensors.push_back({{"name", t.name}, {"dtype", ToString(t.dtype)}, {"shape", t.shape},
                        {"offset", t.offset}, {"size_bytes", t.size_bytes}});
   }
   json j = {{"storage", ToString(p.storage)}, {"tensors", tensors}};

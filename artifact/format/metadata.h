@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "artifact/base/status.h"
+#include "artifact/format/dtype.h"
 #include "artifact/format/metadata_enums.h"
 
 namespace mlf {
@@ -46,7 +47,9 @@ inline constexpr char kSignatureMember[] = "metadata.json.sig";
 struct TensorInfo {
   std::string name;    // as the source model names it, e.g. "input:0"
   std::string c_name;  // sanitised C identifier, e.g. "input_0"
-  std::string dtype;   // "float32", "int8", ... (artifact/format/dtype.h)
+  // Always known in version 8; in TVM archives unknown when the archive
+  // names a dtype mlfkit does not know (text kept) or none.
+  DTypeValue dtype;
   std::vector<int64_t> shape;
   uint64_t size_bytes = 0;
   // False when the archive does not say (TVM archives without Relay text or
@@ -58,7 +61,7 @@ struct TensorInfo {
 // One tensor inside the parameter blob.
 struct ParamTensorInfo {
   std::string name;
-  std::string dtype;
+  DTypeValue dtype;  // always known (version 8's schema, TVM's .params codes)
   std::vector<int64_t> shape;
   uint64_t offset = 0;  // from the start of the blob, 64-byte aligned
   uint64_t size_bytes = 0;
@@ -138,7 +141,7 @@ struct TvmStorage {
 struct TvmOperatorBuffer {
   std::string function;
   std::string binding;  // TVM's name for the buffer (input or output: TVM cannot tell)
-  std::string dtype;    // as TVM wrote it, e.g. "float32"
+  DTypeValue dtype;     // as TVM wrote it, e.g. "float32"; unknown text kept
   std::vector<int64_t> shape;
   uint64_t size_bytes = 0;
 };

@@ -14,11 +14,11 @@ namespace mlf {
 namespace {
 
 Status CheckTensorSize(const std::string& where, const TensorInfo& t) {
-  MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
+  MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
   MLF_ASSIGN_OR_RETURN(uint64_t expected, ByteSize(dtype, t.shape));
   if (expected != t.size_bytes) {
     return InvalidArgument(where + " " + QuoteForMessage(t.name) + ": size_bytes is " +
-                           std::to_string(t.size_bytes) + " but " + t.dtype +
+                           std::to_string(t.size_bytes) + " but " + ToString(t.dtype) +
                            " with this shape takes " + std::to_string(expected));
   }
   return Status::Ok();
@@ -67,7 +67,7 @@ Status CheckParameters(const ModuleMetadata& m, const Metadata& md, bool check_f
   const ParametersInfo& p = *m.parameters;
   std::vector<ParamTensor> index;
   for (const ParamTensorInfo& t : p.tensors) {
-    MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
+    MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
     index.push_back(ParamTensor{t.name, dtype, t.shape, t.offset, t.size_bytes});
   }
   if (p.storage != ParamStorage::kFile) return ValidateParamIndex(index, UINT64_MAX);

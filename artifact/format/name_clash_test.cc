@@ -14,7 +14,7 @@ TensorInfo Tensor(const std::string& name) {
   TensorInfo t;
   t.name = name;
   t.c_name = SanitizeCName(name);
-  t.dtype = "float32";
+  t.dtype = DType::kFloat32;
   t.shape = {1};
   t.size_bytes = 4;
   return t;

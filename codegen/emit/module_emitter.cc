@@ -30,7 +30,7 @@ Result<std::vector<TensorInfo>> DescribeTensors(const ir::Graph& g, const std::v
     TensorInfo t;
     t.name = v.name;
     t.c_name = SanitizeCName(v.name);
-    t.dtype = DTypeName(v.dtype);
+    t.dtype = v.dtype;
     t.shape = v.shape;
     MLF_ASSIGN_OR_RETURN(t.size_bytes, ByteSize(v.dtype, v.shape));
     out.push_back(std::move(t));
@@ -89,13 +89,13 @@ Status PlaceConstants(const ir::Graph& g, const ModuleEmitOptions& options, Plac
       const std::string name = "param_" + std::to_string(index++);
       *arrays += "/* " + CCommentText(v.name) + " */\n" + ConstantArray(g, id, name);
       place->expr[id] = name;
-      params.tensors.push_back({v.name, DTypeName(t.dtype), t.shape, 0, t.bytes.size()});
+      params.tensors.push_back({v.name, t.dtype, t.shape, 0, t.bytes.size()});
       continue;
     }
     MLF_RETURN_IF_ERROR(blob.Add(v.name, t.dtype, t.shape, t.bytes));
     const ParamTensor& added = blob.index().back();
     place->expr[id] = "(cs + " + std::to_string(added.offset) + ")";
-    params.tensors.push_back({v.name, DTypeName(t.dtype), t.shape, added.offset, added.size_bytes});
+    params.tensors.push_back({v.name, t.dtype, t.shape, added.offset, added.size_bytes});
   }
   if (!options.link_params) {
     MLF_ASSIGN_OR_RETURN(module->parameter_blob, blob.Finish());

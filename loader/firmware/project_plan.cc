@@ -43,7 +43,7 @@ Result<TensorPlan> PlanTensor(const TensorInfo& info, const std::string& prefix,
                               const std::string& module_c, bool qualified, Identifiers* ids) {
   TensorPlan t;
   t.info = info;
-  MLF_ASSIGN_OR_RETURN(t.dtype, ParseDType(info.dtype));
+  MLF_ASSIGN_OR_RETURN(t.dtype, info.dtype.Known());
   MLF_ASSIGN_OR_RETURN(t.count, ElementCount(info.shape));
   if (t.count > UINT32_MAX) {
     return OutOfRange("tensor '" + info.name + "' has " + std::to_string(t.count) +

@@ -16,7 +16,7 @@ constexpr char kEnd[] = "<!-- /mlf:size-report -->";
 std::string Tensors(const std::vector<TensorPlan>& tensors) {
   std::string out;
   for (const TensorPlan& t : tensors) {
-    out += (out.empty() ? "" : "<br>") + ("`" + t.info.c_name + "` " + t.info.dtype) +
+    out += (out.empty() ? "" : "<br>") + ("`" + t.info.c_name + "` " + DTypeName(t.dtype)) +
            FormatShape(t.info.shape);
   }
   return out.empty() ? "none" : out;
@@ -65,7 +65,7 @@ std::string ExampleBuffers(const ModulePlan& m, const std::string& macro) {
   for (const auto* list : {&m.inputs, &m.outputs}) {
     for (const TensorPlan& t : *list) {
       out += std::string("static ") + CElementType(t.dtype) + " " + m.c_name + "_" + t.info.c_name +
-             "[" + std::to_string(t.count > 0 ? t.count : 1) + "]; /* " + t.info.dtype + ", " +
+             "[" + std::to_string(t.count > 0 ? t.count : 1) + "]; /* " + DTypeName(t.dtype) + ", " +
              macro + "_" + ToMacroCase(t.info.c_name) + "_SIZE bytes */\n";
     }
   }

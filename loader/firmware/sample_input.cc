@@ -60,10 +60,10 @@ Result<InputRef> Resolve(const Metadata& metadata, const std::string& name) {
 }
 
 Status CheckArray(const TensorInfo& input, const NpyArray& array) {
-  MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(input.dtype));
+  MLF_ASSIGN_OR_RETURN(DType dtype, input.dtype.Known());
   if (array.dtype != dtype) {
     return InvalidArgument("the .npy file holds " + std::string(DTypeName(array.dtype)) +
-                           ", the input is " + input.dtype);
+                           ", the input is " + DTypeName(dtype));
   }
   if (array.shape != input.shape) {
     return InvalidArgument("the .npy file has shape " + FormatShape(array.shape) +

@@ -24,14 +24,14 @@ Status CheckTensor(const std::string& where, const mlf_tensor_info& lib, const T
   if (lib.c_name == nullptr || md.c_name != lib.c_name) {
     return Differs(where + " C name", QuoteOrNull(lib.c_name), QuoteForMessage(md.c_name));
   }
-  MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(md.dtype));
+  MLF_ASSIGN_OR_RETURN(DType dtype, md.dtype.Known());
   const DLDataType want = ToDLPack(dtype);
   Result<DType> lib_dtype = FromDLPack(DLDataType{lib.dtype_code, lib.dtype_bits, lib.dtype_lanes});
   if (!lib_dtype.ok() || *lib_dtype != dtype || want.bits != lib.dtype_bits) {
     std::string lib_name = lib_dtype.ok() ? DTypeName(*lib_dtype)
                                           : "code " + std::to_string(lib.dtype_code) + " bits " +
                                                 std::to_string(lib.dtype_bits);
-    return Differs(where + " dtype", lib_name, md.dtype);
+    return Differs(where + " dtype", lib_name, std::string(DTypeName(dtype)));
   }
   std::vector<int64_t> shape;
   if (lib.ndim < 0 || lib.ndim > 64 || (lib.ndim > 0 && lib.shape == nullptr)) {

@@ -187,7 +187,7 @@ class LibraryLoader {
   static Result<std::vector<TensorSpec>> Specs(const std::vector<TensorInfo>& tensors) {
     std::vector<TensorSpec> specs;
     for (const TensorInfo& t : tensors) {
-      MLF_ASSIGN_OR_RETURN(DType dtype, ParseDType(t.dtype));
+      MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
       specs.push_back(TensorSpec{t.name, t.c_name, dtype, t.shape, t.size_bytes});
     }
     return specs;

@@ -57,7 +57,7 @@ void PrintTensors(const char* title, const std::vector<TensorInfo>& tensors) {
   Table table({"#", "name", "c name", "dtype", "shape", "bytes"});
   for (size_t i = 0; i < tensors.size(); ++i) {
     const TensorInfo& t = tensors[i];
-    table.AddRow({std::to_string(i), t.name, t.c_name, t.dtype.empty() ? "?" : t.dtype,
+    table.AddRow({std::to_string(i), t.name, t.c_name, t.dtype.stated() ? ToString(t.dtype) : "?",
                   t.shape_known ? Shape(t.shape) : "?",
                   t.size_bytes == 0 && !t.shape_known ? "?" : std::to_string(t.size_bytes)});
   }
@@ -83,7 +83,7 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
   if (p->tensors.empty()) return;
   Table table({"name", "dtype", "shape", "offset", "bytes"});
   for (const ParamTensorInfo& t : p->tensors) {
-    table.AddRow({t.name, t.dtype, Shape(t.shape), std::to_string(t.offset),
+    table.AddRow({t.name, ToString(t.dtype), Shape(t.shape), std::to_string(t.offset),
                   std::to_string(t.size_bytes)});
   }
   table.Print(std::cout, "    ");
@@ -133,7 +133,7 @@ void PrintTvm(const ModuleMetadata& m, const ForeignModuleCheck& check) {
                  "and mlf project take every buffer as an input and give it as an output)\n";
     Table table({"function", "binding", "dtype", "shape", "bytes"});
     for (const TvmOperatorBuffer& b : tvm.operator_buffers) {
-      table.AddRow({b.function, b.binding, b.dtype, Shape(b.shape), std::to_string(b.size_bytes)});
+      table.AddRow({b.function, b.binding, ToString(b.dtype), Shape(b.shape), std::to_string(b.size_bytes)});
     }
     table.Print(std::cout, "    ");
   }

@@ -49,8 +49,8 @@ Status MatchTensor(const char* kind, const TensorInfo& t, const GraphEntry& e) {
                            std::to_string(t.size_bytes) + " bytes, its graph entry " +
                            std::to_string(e.bytes));
   }
-  if (!t.dtype.empty() && t.dtype != DTypeName(e.dtype)) {
-    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(t.name) + " is " + t.dtype +
+  if (t.dtype.stated() && t.dtype != e.dtype) {
+    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(t.name) + " is " + ToString(t.dtype) +
                            ", its graph entry " + DTypeName(e.dtype));
   }
   return Status::Ok();

@@ -46,7 +46,7 @@ json Graph() {
             {"storage_id", {"list_int", {0, 1, 2, 0, 3}}}}}};
 }
 
-TensorInfo Tensor(const std::string& name, const std::string& dtype = "float32",
+TensorInfo Tensor(const std::string& name, DType dtype = DType::kFloat32,
                   uint64_t bytes = 16) {
   return TensorInfo{name, name, dtype, {static_cast<int64_t>(bytes / 4)}, bytes, true};
 }
@@ -117,9 +117,9 @@ TEST(GraphPlanTest, InconsistentGraphsAreRefusedSayingWhatIsWrong) {
        "storage cannot be shared"},
       {[](json&, ModuleMetadata& m, std::string&) { m.outputs.push_back(Tensor("o2")); },
        StatusCode::kInvalidArgument, "the graph has 1 outputs, the metadata 2"},
-      {[](json&, ModuleMetadata& m, std::string&) { m.outputs[0] = Tensor("output", "float32", 12); },
+      {[](json&, ModuleMetadata& m, std::string&) { m.outputs[0] = Tensor("output", DType::kFloat32, 12); },
        StatusCode::kInvalidArgument, "output 'output' is 12 bytes, its graph entry 16"},
-      {[](json&, ModuleMetadata& m, std::string&) { m.inputs[0] = Tensor("x", "int32"); },
+      {[](json&, ModuleMetadata& m, std::string&) { m.inputs[0] = Tensor("x", DType::kInt32); },
        StatusCode::kInvalidArgument, "input 'x' is int32, its graph entry float32"},
       {[](json& g, ModuleMetadata&, std::string&) { g["nodes"][2]["attrs"]["func_name"] = "mlf_add"; },
        StatusCode::kInvalidArgument,

@@ -19,7 +19,7 @@ namespace mlf::tvm_compat {
 namespace {
 
 TvmOperatorBuffer Buffer(const std::string& function, const std::string& binding) {
-  return TvmOperatorBuffer{function, binding, "float32", {4}, 16};
+  return TvmOperatorBuffer{function, binding, DType::kFloat32, {4}, 16};
 }
 
 // k_scale(X, Y): Y = 2 X, with TVMBackendAllocWorkspace scratch; k_add(Y, Z):
@@ -63,7 +63,7 @@ TEST(OperatorBuffersTest, Refusals) {
        "m: buffer 'k_add.Z' of k_add is 8 bytes, which its dtype float32 and shape [4] contradict"},
       {[](TvmModuleInfo& t) { t.operator_buffers[1].binding = "X"; }, StatusCode::kFailedPrecondition,
        "m: two buffers are both called 'k_scale_X' in C"},
-      {[](TvmModuleInfo& t) { t.operator_buffers[0].dtype = "float7"; }, StatusCode::kInvalidArgument,
+      {[](TvmModuleInfo& t) { t.operator_buffers[0].dtype = DTypeValue::Read("float7"); }, StatusCode::kInvalidArgument,
        "m: buffer 'k_scale.X': unknown dtype 'float7' (expected one of: bool, int8, int16, int32, "
        "int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64)"},
       {[](TvmModuleInfo& t) { t.operator_buffers[2].function = "mlf_add"; },

@@ -162,7 +162,7 @@ HeaderFindings CheckHeaders(const TvmArchiveContents& contents, const ArchiveInd
 // One input or output as the normaliser assembles it.
 struct IoCandidate {
   std::string name;
-  std::string dtype;
+  DTypeValue dtype;
   std::vector<int64_t> shape;
   bool shape_known = false;
   std::optional<uint64_t> size;
@@ -368,9 +368,9 @@ class ModuleCompleter {
     if (!from_metadata.empty()) {
       for (const TensorInfo& t : from_metadata) base.push_back({t.name, t.dtype, {}, false, t.size_bytes});
     } else if (!from_signature.empty()) {
-      for (const SignatureTensor& t : from_signature) base.push_back({t.name, "", {}, false, std::nullopt});
+      for (const SignatureTensor& t : from_signature) base.push_back({t.name, {}, {}, false, std::nullopt});
     } else if (header_members) {
-      for (const std::string& h : *header_members) base.push_back({h, "", {}, false, std::nullopt});
+      for (const std::string& h : *header_members) base.push_back({h, {}, {}, false, std::nullopt});
     }
     const SignatureIndex signature(from_signature);
     std::unordered_map<std::string, size_t> header_index;
@@ -388,15 +388,13 @@ class ModuleCompleter {
         const SignatureTensor& t = from_signature[*s];
         position = *s;
         if (!t.dtype.empty()) {
-          Result<DType> d = ParseDType(t.dtype);
-          if (!d.ok()) {
-            Problem(InvalidArgument(what + ": dtype " + QuoteForMessage(t.dtype) + " in " +
-                                    SigPath() + " is not supported by mlfkit"));
-          } else if (c.dtype.empty()) {
-            c.dtype = DTypeName(*d);
-          } else if (c.dtype != DTypeName(*d)) {
-            Problem(InvalidArgument(what + ": metadata.json says " + c.dtype + " but " + SigPath() +
-                                    " says " + t.dtype));
+          // A dtype mlfkit does not know is kept as written, like metadata's.
+          const DTypeValue d = DTypeValue::Read(t.dtype);
+          if (!c.dtype.stated()) {
+            c.dtype = d;
+          } else if (c.dtype != d) {
+            Problem(InvalidArgument(what + ": metadata.json says " + ToString(c.dtype) + " but " +
+                                    SigPath() + " says " + t.dtype));
           }
         }
         if (t.shape_known) {
@@ -420,19 +418,19 @@ class ModuleCompleter {
         }
       }
       info.dtype = c.dtype;
+      if (info.dtype.stated() && !info.dtype.known()) {
+        Note(what + ": dtype " + QuoteForMessage(ToString(info.dtype)) + " is unknown to mlfkit");
+      }
       info.shape_known = c.shape_known;
       if (c.shape_known) info.shape = c.shape;
       std::optional<uint64_t> computed;
-      if (c.shape_known && !c.dtype.empty()) {
-        Result<DType> d = ParseDType(c.dtype);
-        if (d.ok()) {
-          Result<uint64_t> bytes = ByteSize(*d, c.shape);
-          if (bytes.ok()) computed = *bytes;
-        }
+      if (c.shape_known && c.dtype.known()) {
+        Result<uint64_t> bytes = ByteSize(*c.dtype.known(), c.shape);
+        if (bytes.ok()) computed = *bytes;
       }
       if (c.size && computed && *c.size != *computed) {
         Problem(InvalidArgument(what + ": metadata.json says " + std::to_string(*c.size) +
-                                " bytes but " + SigPath() + " gives " + c.dtype + " " +
+                                " bytes but " + SigPath() + " gives " + ToString(c.dtype) + " " +
                                 FormatShape(c.shape) + " (" + std::to_string(*computed) + " bytes)"));
       }
       std::optional<uint64_t> size = c.size ? c.size : computed;

@@ -84,23 +84,15 @@ Result<std::vector<std::string>> TargetStrings(const json& target) {
   return out;
 }
 
-Result<std::string> CheckedDType(const std::string& where, const std::string& dtype) {
-  Result<DType> d = ParseDType(dtype);
-  if (!d.ok()) {
-    return InvalidArgument(where + ": dtype " + QuoteForMessage(dtype) +
-                           " is not supported by mlfkit");
-  }
-  return std::string(DTypeName(*d));
-}
-
 Result<std::vector<TensorInfo>> TensorsFromMap(const std::string& kind, const json& map) {
   std::vector<TensorInfo> out;
   for (const auto& [name, entry] : map.items()) {
     TensorInfo t;
     t.name = name;
     t.c_name = SanitizeCName(name);
-    MLF_ASSIGN_OR_RETURN(t.dtype, CheckedDType(kind + " " + QuoteForMessage(name),
-                                               entry.at("dtype").get<std::string>()));
+    // A dtype mlfkit does not know is kept as written: the archive still
+    // inspects (completion notes it), and the loaders refuse the tensor.
+    t.dtype = DTypeValue::Read(entry.at("dtype").get<std::string>());
     t.size_bytes = entry.at("size").get<uint64_t>();
     t.shape_known = false;
     out.push_back(std::move(t));
@@ -151,7 +143,12 @@ Status OperatorMemory(const json& memory, ModuleMetadata* m) {
       TvmOperatorBuffer buf;
       buf.function = function;
       buf.binding = b.at("input_binding").get<std::string>();
-      buf.dtype = b.at("dtype").get<std::string>();
+      buf.dtype = DTypeValue::Read(b.at("dtype").get<std::string>());
+      if (!buf.dtype.known()) {
+        m->tvm->notes.push_back("buffer " + QuoteForMessage(buf.binding) + " of " +
+                                QuoteForMessage(function) + ": dtype " +
+                                QuoteForMessage(ToString(buf.dtype)) + " is unknown to mlfkit");
+      }
       buf.shape = b.at("shape").get<std::vector<int64_t>>();
       buf.size_bytes = b.at("size_bytes").get<uint64_t>();
       m->tvm->operator_buffers.push_back(std::move(buf));
@@ -313,7 +310,7 @@ std::vector<ParamTensorInfo> TvmParamsIndex(const std::vector<NamedTensor>& tens
   for (const NamedTensor& t : tensors) {
     // magic, reserved, device type and id, ndim, dtype, shape, nbytes
     offset += 8 + 8 + 4 + 4 + 4 + 4 + 8 * t.shape.size() + 8;
-    index.push_back(ParamTensorInfo{t.name, DTypeName(t.dtype), t.shape, offset, t.data.size()});
+    index.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, offset, t.data.size()});
     offset += t.data.size();
   }
   return index;

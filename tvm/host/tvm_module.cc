@@ -194,7 +194,7 @@ Result<std::vector<TensorSpec>> TvmTensorSpecs(const std::string& module, const 
                                                const std::vector<TensorInfo>& tensors) {
   std::vector<TensorSpec> specs;
   for (const TensorInfo& t : tensors) {
-    Result<DType> dtype = ParseDType(t.dtype);
+    Result<DType> dtype = t.dtype.Known();
     if (!dtype.ok()) {
       return dtype.status().WithContext("module " + QuoteForMessage(module) + ": " + kind + " " +
                                         QuoteForMessage(t.name));
@@ -205,7 +205,7 @@ Result<std::vector<TensorSpec>> TvmTensorSpecs(const std::string& module, const 
       if (t.size_bytes % element != 0) {
         return FailedPrecondition("module " + QuoteForMessage(module) + ": " + kind + " " +
                                   QuoteForMessage(t.name) + " is " + std::to_string(t.size_bytes) +
-                                  " bytes, not a whole number of " + t.dtype + " elements");
+                                  " bytes, not a whole number of " + DTypeName(*dtype) + " elements");
       }
       spec.shape = {static_cast<int64_t>(t.size_bytes / element)};
     }

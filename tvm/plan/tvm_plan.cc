@@ -157,17 +157,25 @@ Status NoSources(const std::string& who, const TvmModulePlan& p, const std::stri
                             tail);
 }
 
+// A tensor whose dtype mlfkit does not know (kept as the archive wrote it):
+// no loader can size or pass it, and version 8 cannot record it.
+Status UnknownDType(const std::string& who, const char* kind, const TensorInfo& t) {
+  return Unimplemented(who + ": " + kind + " " + QuoteForMessage(t.name) + ": dtype " +
+                       QuoteForMessage(ToString(t.dtype)) + " is not supported by mlfkit");
+}
+
 // The dtype and size checks run and project share (`mlf run` shows tensors
 // of unknown shape flat, so their size must be known).
 Status CheckLoaderTensors(const std::string& who, const ModuleMetadata& m) {
   for (const auto* list : {&m.inputs, &m.outputs}) {
     const char* kind = list == &m.inputs ? "input" : "output";
     for (const TensorInfo& t : *list) {
-      if (t.dtype.empty()) {
+      if (!t.dtype.stated()) {
         return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
                                   QuoteForMessage(t.name) + " (metadata.json has no memory " +
                                   kind + "s and there is no Relay text)");
       }
+      if (!t.dtype.known()) return UnknownDType(who, kind, t);
       if (t.size_bytes == 0 && !t.shape_known) {
         return FailedPrecondition(who + ": the archive does not say the size of " + kind + " " +
                                   QuoteForMessage(t.name));
@@ -303,11 +311,12 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
   for (const auto* list : {&m.inputs, &m.outputs}) {
     const char* kind = list == &m.inputs ? "input" : "output";
     for (const TensorInfo& t : *list) {
-      if (t.dtype.empty()) {
+      if (!t.dtype.stated()) {
         return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
                                   QuoteForMessage(t.name) +
                                   "; version-8 metadata records every dtype");
       }
+      if (!t.dtype.known()) return UnknownDType(who, kind, t);
       if (!t.shape_known) {
         return FailedPrecondition(who + ": the shape of " + kind + " " + QuoteForMessage(t.name) +
                                   " is unknown (" + std::to_string(t.size_bytes) +

@@ -386,7 +386,7 @@ TEST_F(RefusedTest, CppSource) {
 }
 
 TEST_F(RefusedTest, UnknownDtypeAndShape) {
-  m_->inputs[0].dtype.clear();
+  m_->inputs[0].dtype = DTypeValue();
   TvmModulePlan p = Plan();
   const std::string input = "input 'serving_default_input_1:0'";
   EXPECT_EQ(p.host.message(),
@@ -396,7 +396,7 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
   EXPECT_EQ(p.upgrade.message(),
             "module 'default' (TVM metadata version 7): the archive does not say the dtype of " +
                 input + "; version-8 metadata records every dtype");
-  m_->inputs[0].dtype = "float32";
+  m_->inputs[0].dtype = DType::kFloat32;
   m_->inputs[0].shape_known = false;
   p = Plan();
   // run and project show it flat; upgrade needs the shape.
@@ -406,6 +406,20 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
             "module 'default' (TVM metadata version 7): the shape of " + input +
                 " is unknown (16 bytes; the archive has no Relay text or graph JSON that says it); "
                 "version-8 metadata records every shape and upgrade does not invent one");
+}
+
+// A dtype the archive names but mlfkit does not know (kept as written):
+// every consumer refuses the tensor, naming it and the dtype.
+TEST_F(RefusedTest, DtypeUnknownToMlfkit) {
+  m_->outputs[0].dtype = DTypeValue::Read("float32x4");
+  const TvmModulePlan p = Plan();
+  EXPECT_EQ(p.host.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(p.host.message(), "module 'default' (TVM archive, metadata version 7): output 'output': "
+                              "dtype 'float32x4' is not supported by mlfkit");
+  EXPECT_EQ(p.firmware.message(), p.host.message());
+  EXPECT_EQ(p.upgrade.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(p.upgrade.message(), "module 'default' (TVM metadata version 7): output 'output': "
+                                 "dtype 'float32x4' is not supported by mlfkit");
 }
 
 TEST(TvmPlanGraphTest, GraphWithoutGraphJson) {

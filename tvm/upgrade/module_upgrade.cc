@@ -149,7 +149,7 @@ std::optional<ParametersInfo> BlobParameters(const std::string& c, const tvm_com
   if (plan.constants_index.empty()) return std::nullopt;
   ParametersInfo p{ParamStorage::kFile, "parameters/" + c + ".bin", {}};
   for (const ParamTensor& t : plan.constants_index) {
-    p.tensors.push_back(ParamTensorInfo{t.name, DTypeName(t.dtype), t.shape, t.offset, t.size_bytes});
+    p.tensors.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, t.offset, t.size_bytes});
   }
   return p;
 }

@@ -18,7 +18,7 @@ Result<Samples> WriteSamples(const Metadata& metadata, const std::string& dir, u
     for (size_t i = 0; i < m.inputs.size(); ++i) {
       const TensorInfo& t = m.inputs[i];
       NpyArray array;
-      MLF_ASSIGN_OR_RETURN(array.dtype, ParseDType(t.dtype));
+      MLF_ASSIGN_OR_RETURN(array.dtype, t.dtype.Known());
       array.shape = t.shape;
       array.data.assign(t.size_bytes, '\0');
       MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(t.shape));
