@@ -337,7 +337,8 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
   const std::string input = "input 'serving_default_input_1:0'";
   EXPECT_EQ(p.host.message(),
             "module 'default' (TVM archive, metadata version 7): the archive does not say the dtype "
-            "of " + input + " (metadata.json has no memory inputs and there is no Relay text)");
+            "of " + input + " (neither metadata.json, the Relay text nor the C types of the code's entry point "
+            "say it)");
   EXPECT_EQ(p.firmware.message(), p.host.message());
   EXPECT_EQ(p.upgrade.message(),
             "module 'default' (TVM metadata version 7): the archive does not say the dtype of " +
@@ -345,13 +346,15 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
   m_->inputs[0].dtype = "float32";
   m_->inputs[0].shape_known = false;
   p = Plan();
-  // run and project show it flat; upgrade needs the shape.
+  // run and project show it flat, and upgrade writes it flat.
   EXPECT_TRUE(p.host.ok()) << p.host.message();
   EXPECT_TRUE(p.firmware.ok()) << p.firmware.message();
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+  m_->inputs[0].size_bytes = 0;
+  p = Plan();
   EXPECT_EQ(p.upgrade.message(),
-            "module 'default' (TVM metadata version 7): the shape of " + input +
-                " is unknown (16 bytes; the archive has no Relay text or graph JSON that says it); "
-                "version-8 metadata records every shape and upgrade does not invent one");
+            "module 'default' (TVM metadata version 7): the shape and size of " + input +
+                " are unknown; version-8 metadata records every shape");
 }
 
 TEST(TvmPlanGraphTest, GraphWithoutGraphJson) {
