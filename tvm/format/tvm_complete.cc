@@ -636,6 +636,9 @@ class ModuleCompleter {
           c.shape = t.shape;
           c.shape_known = true;
         }
+      } else if (from_metadata.empty() && header_members && !from_signature.empty()) {
+        Problem(InvalidArgument(what + ": " + tvm_.header_path + " declares it but " + SigPath() +
+                                " does not name it"));
       }
       TensorInfo info;
       info.name = c.name;
