@@ -16,15 +16,28 @@
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 
+def _include_path(f):
+    """How code includes `f`: its workspace path, or for a header that a library
+    publishes under another prefix (include_prefix / strip_include_prefix, e.g.
+    schemas/model_abi.h as "mlf/model_abi.h") the path under its virtual include
+    directory."""
+    marker = "/_virtual_includes/"
+    at = f.short_path.find(marker)
+    if at < 0:
+        return f.short_path
+    rest = f.short_path[at + len(marker):]
+    return rest[rest.find("/") + 1:]
+
 def _workspace_headers(deps):
-    """Headers of this workspace that `deps` expose, transitively (third_party excluded)."""
+    """{include path: header} of this workspace that `deps` expose, transitively
+    (third_party excluded)."""
     headers = {}
     for dep in deps:
         for f in dep[CcInfo].compilation_context.headers.to_list():
             if f.owner.workspace_name != "" or f.short_path.startswith("third_party/"):
                 continue
-            headers[f.short_path] = f
-    return [headers[path] for path in sorted(headers)]
+            headers[_include_path(f)] = f
+    return headers
 
 def _static_libraries_and_flags(deps):
     """The libraries to merge (PIC archives) and the system link flags, in link order."""
@@ -115,7 +128,7 @@ def _sdk_tree_impl(ctx):
     placements += [(f, "lib/cmake/mlfkit/" + f.basename) for f in ctx.files.cmake_modules]
     placements += [(f, "share/mlfkit/bazel/" + f.basename) for f in ctx.files.bazel_files]
     placements += [(f, "include/mlfkit/" + f.basename) for f in ctx.files.umbrella_headers]
-    placements += [(f, "include/mlfkit/internal/" + f.short_path) for f in headers]
+    placements += [(headers[path], "include/mlfkit/internal/" + path) for path in sorted(headers)]
 
     tree = ctx.actions.declare_directory(ctx.label.name)
     lines = ["set -e"]

@@ -681,8 +681,8 @@ TEST(TvmRunTest, WhatCannotRunOnThisHostIsRefusedWithTheReason) {
   ASSERT_TRUE(lib.ok()) << lib.status().ToString();
   EXPECT_EQ((*lib)->CreateExecutor("default").status().message(),
             "module 'default' (TVM archive, metadata version 5): the archive does not say the "
-            "dtype of input 'input' (metadata.json has no memory inputs and there is no Relay "
-            "text)");
+            "dtype of input 'input' (neither metadata.json, the Relay text nor the C types of "
+            "the code's entry point say it)");
 
   LoadOptions keyed = Load();
   keyed.require_signature = true;

@@ -107,6 +107,14 @@ const std::map<std::string, Fixture>& Fixtures() {
                       {{"output", {-3}}},
                       false,
                       {"mps2-an386", "mps2-an500"}};
+    // y = 2x + 1 through TVM 0.8's positional run_model (issue 16): the
+    // header declares a struct run the code lacks; a packed run wrapper
+    // without an interface header.
+    const std::vector<Sample> x = {{"x", Array(DType::kFloat32, tt::LinkedInput(), {1, 4})}};
+    (*f)["mismatch_v5"] = {tt::MismatchV5(), x, {{"output", Doubles(tt::LinkedExpected())}}, true,
+                           {"host", "mps2-an500"}};
+    (*f)["packed_v5"] = {tt::PackedV5(), x, {{"output", Doubles(tt::LinkedExpected())}}, true,
+                         {"mps2-an386"}};
     return f;
   }();
   return *fixtures;

@@ -164,6 +164,18 @@ struct TvmModuleInfo {
   // The inner function the run wrapper calls: "tvmgen_<mod>___tvm_main__",
   // before Feb 2022 "tvmgen_<mod>_run_model"; empty when no source defines one.
   std::string main_function;
+  // What the sources define, which wins where the interface header says
+  // otherwise (TVM 0.8 headers declare a struct run the code lacks):
+  // whether a source defines run_function's name, with its parameter types
+  // (TVM 0.8's packed wrapper: "void*", "void*", "int", "void*", "void*",
+  // "void*"), and main_function's parameters as "<type> <name>".
+  bool run_defined = false;
+  std::vector<std::string> run_defined_parameters;
+  std::vector<std::string> main_parameters;
+  // Where the code binds its parameters itself (linked parameters), e.g.
+  // "codegen/host/src/default_lib0.c defines __tvm_param__p0"; "" when the
+  // code shows none.
+  std::string linked_params;
   // Where tensor shapes came from: Relay, graph JSON, or kNone (unknown).
   ShapesFrom shapes_from = ShapesFrom::kNone;
   // Archive members (empty when absent).

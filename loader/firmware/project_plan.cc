@@ -69,8 +69,11 @@ Status CheckSources(const std::string& module, const ModuleMetadata& m, const Pr
     if (!input.members.count(source))
       return NotFound("source '" + source + "' is not in the archive");
   }
-  // Packed-API modules (graph executor, operator style) have no interface header.
+  // Packed-API modules (graph executor, operator style) have no interface
+  // header, nor have AOT modules without the C interface that the foreign
+  // adapter accepted (TVM 0.8's positional run_model, called directly).
   if (kind == ModuleKind::kTvmGraph || kind == ModuleKind::kTvmOperator) return Status::Ok();
+  if (kind == ModuleKind::kTvmAot && m.interface_api != InterfaceApi::kC) return Status::Ok();
   const std::string header = kIncludeDir + ("tvmgen_" + SanitizeCName(module) + ".h");
   if (!input.members.count(header))
     return NotFound("the archive has no interface header " + header);

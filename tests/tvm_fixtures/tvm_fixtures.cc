@@ -1123,4 +1123,214 @@ std::vector<float> ScaleExpected() { return {3.0f, 5.0f, 7.0f, 9.0f}; }
 
 std::vector<int8_t> ArmWeights() { return {1, -1, 2, -2}; }
 
+
+// ---- Issue 16: TVM 0.8/0.9 entry points with linked parameters ----
+// y = 2x + 1 over x float32[1,4], the 2 and the 1 linked into the code as
+// TVM does (__tvm_param__p0/p1, or a .rodata.tvm constant), while Relay's
+// @main still lists them as parameters and a .params file holds them unused.
+
+namespace {
+
+const char kLinkedHeader[] = R"(#ifndef TVMGEN_DEFAULT_H_
+#define TVMGEN_DEFAULT_H_
+#include <stdint.h>
+struct tvmgen_default_inputs {
+  void* x;
+};
+struct tvmgen_default_outputs {
+  void* output;
+};
+int32_t tvmgen_default_run(
+  struct tvmgen_default_inputs* inputs,
+  struct tvmgen_default_outputs* outputs
+);
+#define TVMGEN_DEFAULT_WORKSPACE_SIZE 16
+#endif
+)";
+
+// Operators typed (TVM 0.8 with the unpacked API), run_model positional.
+const char kLinkedLib[] = R"(// tvm target: c -keys=cpu -link-params=0 -mcpu=cortex-m7
+#include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
+#include <math.h>
+static const float __attribute__((section(".rodata.tvm"), aligned(16))) __tvm_param__p0[1] = {
+    0x1p+1
+};
+static const float __attribute__((section(".rodata.tvm"), aligned(16))) __tvm_param__p1[1] = {
+    0x1p+0
+};
+TVM_DLL int32_t tvmgen_default_fused_multiply(float* placeholder, const float* placeholder1, float* T_multiply) {
+  for (int32_t i = 0; i < 4; ++i) T_multiply[i] = placeholder[i] * placeholder1[0];
+  return 0;
+}
+TVM_DLL int32_t tvmgen_default_fused_add(float* placeholder, const float* placeholder1, float* T_add) {
+  for (int32_t i = 0; i < 4; ++i) T_add[i] = placeholder[i] + placeholder1[0];
+  return 0;
+}
+TVM_DLL int32_t tvmgen_default_run_model(void* input, void* output) {
+  void* sid_1 = TVMBackendAllocWorkspace(1, 0, (uint64_t)16, 2, 32);
+  if (sid_1 == NULL) {
+    return -1;
+  }
+  (void)tvmgen_default_fused_multiply(input, __tvm_param__p0, sid_1);
+  (void)tvmgen_default_fused_add(sid_1, __tvm_param__p1, output);
+  if (TVMBackendFreeWorkspace(1, 0, sid_1) != 0) {
+    return -1;
+  }
+  return 0;
+}
+)";
+
+// TVM 0.8 Relay: typed parameters, no result type.
+const char kLinkedRelay[] = R"(def @main(%x: Tensor[(1, 4), float32], %v_param_1: Tensor[(1), float32], %v_param_2: Tensor[(1), float32]) {
+  %0 = multiply(%x, %v_param_1);
+  add(%0, %v_param_2)
+}
+)";
+
+json LinkedV5Metadata(const std::string& target, uint64_t workspace,
+                      const std::vector<std::string>& operators) {
+  json ops = json::array();
+  for (const std::string& op : operators) {
+    ops.push_back({{"function_name", op}, {"workspace", {{{"device", 1}, {"workspace_size_bytes", 0}}}}});
+  }
+  return {{"executors", {"aot"}},
+          {"export_datetime", "2021-12-14 16:30:04Z"},
+          {"memory",
+           {{"functions",
+             {{"main",
+               {{{"constants_size_bytes", 8},
+                 {"device", 1},
+                 {"io_size_bytes", 32},
+                 {"workspace_size_bytes", workspace}}}},
+              {"operator_functions", ops}}}}},
+          {"model_name", "default"},
+          {"style", "full-model"},
+          {"target", {{"1", target}}},
+          {"version", 5}};
+}
+
+std::string LinkedParamsFile() {
+  return Params({{"p0", DType::kFloat32, {1}, Bytes(std::vector<float>{2})},
+                 {"p1", DType::kFloat32, {1}, Bytes(std::vector<float>{1})}});
+}
+
+}  // namespace
+
+Files MismatchV5() {
+  return {{"metadata.json",
+           Dump(LinkedV5Metadata("c -keys=cpu -link-params=0 -mcpu=cortex-m7 -system-lib=0", 16,
+                                 {"tvmgen_default_fused_multiply", "tvmgen_default_fused_add"}))},
+          {"codegen/host/include/tvmgen_default.h", kLinkedHeader},
+          {"codegen/host/src/default_lib0.c", kLinkedLib},
+          {"src/relay.txt", kLinkedRelay},
+          {"parameters/default.params", LinkedParamsFile()}};
+}
+
+Files LinkedV5() {
+  Files f = MismatchV5();
+  f["codegen/host/src/default_lib1.c"] = R"(#include "tvm/runtime/c_runtime_api.h"
+#include <tvmgen_default.h>
+TVM_DLL int32_t tvmgen_default_run_model(void* input,void* output);
+int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs,struct tvmgen_default_outputs* outputs) {return tvmgen_default_run_model(inputs->x,outputs->output);
+}
+)";
+  return f;
+}
+
+Files PackedV5() {
+  Files f = {{"metadata.json",
+              Dump(LinkedV5Metadata("c -keys=cpu -executor=aot -link-params=1 -mcpu=cortex-m4 "
+                                    "-runtime=c -unpacked-api=1",
+                                    0, {"tvmgen_default_fused_multiply_add"}))},
+             {"src/relay.txt", kLinkedRelay},
+             {"parameters/default.params", LinkedParamsFile()}};
+  f["codegen/host/src/default_lib0.c"] = R"(#include "tvm/runtime/c_runtime_api.h"
+TVM_DLL int32_t tvmgen_default_run_model(void* arg0,void* arg1);
+int32_t tvmgen_default_run(void* args, void* type_code, int num_args, void* out_value, void* out_type_code, void* resource_handle) {
+return tvmgen_default_run_model(((DLTensor*)(((TVMValue*)args)[0].v_handle))[0].data,((DLTensor*)(((TVMValue*)args)[1].v_handle))[0].data);
+}
+)";
+  // TVM 0.8.dev: void* operators that cast their arguments, aliases in run_model.
+  f["codegen/host/src/default_lib1.c"] = R"(// tvm target: c -keys=cpu -executor=aot -link-params=1 -mcpu=cortex-m4 -runtime=c -unpacked-api=1
+#include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
+static const float __tvm_param__p0[1] = {
+    0x1p+1
+};
+static const float __tvm_param__p1[1] = {
+    0x1p+0
+};
+TVM_DLL int32_t tvmgen_default_fused_multiply_add(void* arg0, void* arg1, void* arg2, void* arg3) {
+  void* placeholder = arg0;
+  void* placeholder1 = arg1;
+  void* placeholder2 = arg2;
+  void* T_add = arg3;
+  for (int32_t i = 0; i < 4; ++i) {
+    ((float*)T_add)[i] = ((float*)placeholder)[i] * ((const float*)placeholder1)[0] + ((const float*)placeholder2)[0];
+  }
+  return 0;
+}
+TVM_DLL int32_t tvmgen_default_run_model(void* arg0, void* arg1) {
+  void* input = arg0;
+  void* output = arg1;
+  (void)tvmgen_default_fused_multiply_add(input, (void*)__tvm_param__p0, (void*)__tvm_param__p1, output);
+  return 0;
+}
+)";
+  return f;
+}
+
+Files LinkedV6() {
+  const json metadata = {
+      {"executors", {"aot"}},
+      {"export_datetime", "2022-06-01 14:17:28Z"},
+      {"memory",
+       {{"functions",
+         {{"main",
+           {{{"constants_size_bytes", 0},
+             {"device", 1},
+             {"io_size_bytes", 32},
+             {"workspace_size_bytes", 0}}}},
+          {"operator_functions",
+           {{{"function_name", "tvmgen_default_fused_multiply_add"},
+             {"workspace", {{{"device", 1}, {"workspace_size_bytes", 0}}}}}}}}}}},
+      {"model_name", "default"},
+      {"style", "full-model"},
+      {"target", {"c -keys=cpu -link-params=0 -interface-api=c -unpacked-api=1"}},
+      {"version", 6}};
+  return {{"metadata.json", Dump(metadata)},
+          {"codegen/host/include/tvmgen_default.h", kLinkedHeader},
+          {"codegen/host/src/default_lib0.c", R"(#include "tvm/runtime/c_runtime_api.h"
+#include <tvmgen_default.h>
+TVM_DLL int32_t tvmgen_default___tvm_main__(void* x,void* output0);
+int32_t tvmgen_default_run(struct tvmgen_default_inputs* inputs,struct tvmgen_default_outputs* outputs) {return tvmgen_default___tvm_main__(inputs->x,outputs->output);
+}
+)"},
+          {"codegen/host/src/default_lib1.c", R"(// tvm target: c -keys=cpu -link-params=0 -interface-api=c -unpacked-api=1
+#include "tvm/runtime/c_runtime_api.h"
+#include "tvm/runtime/c_backend_api.h"
+static const float __attribute__((section(".rodata.tvm"), aligned(16))) fused_constant[2] = {
+    0x1p+1, 0x1p+0
+};
+TVM_DLL int32_t tvmgen_default_fused_multiply_add(float* placeholder, float* T_add) {
+  for (int32_t i = 0; i < 4; ++i) T_add[i] = placeholder[i] * fused_constant[0] + fused_constant[1];
+  return 0;
+}
+TVM_DLL int32_t tvmgen_default___tvm_main__(float* x_buffer_var, float* output_buffer_var) {
+  if (tvmgen_default_fused_multiply_add(x_buffer_var, output_buffer_var) != 0 ) return -1;
+  return 0;
+}
+)"},
+          {"src/relay.txt", R"(def @main(%x: Tensor[(1, 4), float32] /* ty=Tensor[(1, 4), float32] */, %v_param_1: Tensor[(1), float32] /* ty=Tensor[(1), float32] */, %v_param_2: Tensor[(1), float32] /* ty=Tensor[(1), float32] */, output_tensor_names=["output"]) -> Tensor[(1, 4), float32] {
+  %0 = multiply(%x, %v_param_1) /* ty=Tensor[(1, 4), float32] */;
+  add(%0, %v_param_2) /* ty=Tensor[(1, 4), float32] */
+}
+)"},
+          {"parameters/default.params", Params({})}};
+}
+
+std::vector<float> LinkedInput() { return {1, 2, 3, 4}; }
+std::vector<float> LinkedExpected() { return {3, 5, 7, 9}; }
+
 }  // namespace mlf::tvm_testing

@@ -54,6 +54,22 @@
 //                  toy_vendor_add(output, 3, 100): DenseV7's outputs + 100,
 //                  built with tests/testdata/toy_vendor (mlf project
 //                  --vendor-source toy=tests/testdata/toy_vendor).
+//   MismatchV5()   v5 (TVM 0.8, issue 16 P1): y = 2x + 1, x float32[1,4] ->
+//                  output float32 (shape written nowhere: Relay has no result
+//                  type; 16 bytes from io_size_bytes). The header declares a
+//                  struct run that no source defines; the code has only the
+//                  positional tvmgen_default_run_model(void* input, void*
+//                  output), the 2 and the 1 linked as __tvm_param__p0/p1;
+//                  Relay's @main lists %v_param_1, %v_param_2; .params holds
+//                  p0, p1 unused.
+//   LinkedV5()     MismatchV5 plus default_lib1.c defining the struct run
+//                  wrapper over run_model (header and code agree).
+//   PackedV5()     v5 (TVM 0.8.dev, P2): no interface header; a packed
+//                  tvmgen_default_run(args, type_code, ...) over run_model(void*
+//                  arg0, void* arg1), void* operators casting their arguments.
+//   LinkedV6()     v6 (TVM 0.9.dev): struct run -> __tvm_main__(float*, float*),
+//                  the constants in .rodata.tvm, Relay typed with the parameters
+//                  in @main, .params empty.
 //   BundledV7()    DenseV7 plus TVM's bundled runtime/include (standalone CRT
 //                  headers defining MLF_FIXTURE_BUNDLED_CRT, which the code
 //                  requires), templates/ and external_dependencies.
@@ -81,6 +97,10 @@ Files GraphChainV6();
 Files OperatorV5();
 Files ArmV7();
 Files BundledV7();
+Files MismatchV5();
+Files LinkedV5();
+Files PackedV5();
+Files LinkedV6();
 
 // One tar member with every header field the tests care about.
 struct TarMember {
@@ -125,7 +145,9 @@ std::vector<float> ScaleInput();     // {1, 2, 3, 4}
 std::vector<float> ScaleExpected();  // {3, 5, 7, 9}
 std::vector<float> GraphExpected();       // {4.75, -0.5, 4}
 std::vector<float> GraphChainExpected();  // {-4.75, 0.5, -4}
-std::vector<int8_t> ArmWeights();    // {1, -1, 2, -2}
+std::vector<int8_t> ArmWeights();
+std::vector<float> LinkedInput();     // {1, 2, 3, 4}
+std::vector<float> LinkedExpected();  // {3, 5, 7, 9}    // {1, -1, 2, -2}
 
 }  // namespace mlf::tvm_testing
 

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
       {"graph_v6", GraphV6()},   {"graph_chain_v6", GraphChainV6()},
       {"operator_v5", OperatorV5()}, {"arm_v7", ArmV7()},
       {"bundled_v7", BundledV7()},
+      {"mismatch_v5", MismatchV5()}, {"linked_v5", LinkedV5()},
+      {"packed_v5", PackedV5()},     {"linked_v6", LinkedV6()},
   };
   for (const auto& [name, files] : fixtures) WriteTvmArchive(dir + "/" + name + ".tar", files);
   // The same model laid out by other tools: plain names, a member appended later.

@@ -72,6 +72,19 @@ inline constexpr char kLastErrorSymbol[] = "mlf_tvm_last_error";
 // header, so it builds against any TVM interface header.
 std::string EntryWrapperSource(const std::string& c_module);
 
+// The call of TVM 0.8's positional entry point
+// tvmgen_<c_module>_run_model(void* in0, ..., void* out0, ...) with the
+// elements of `inputs` and `outputs` (C expressions of type void* const*),
+// e.g. "tvmgen_m_run_model(in[0], out[0])".
+std::string RunModelCall(const std::string& c_module, size_t inputs, size_t outputs,
+                         const std::string& in, const std::string& out);
+
+// The same wrapper, EntrySymbol(c_module), for an AOT module whose entry
+// point is TVM 0.8's positional tvmgen_<c_module>_run_model (no struct run
+// in the code): it passes the executor's `inputs` input and `outputs`
+// output pointers, in order, with the workspace installed.
+std::string RunModelEntryWrapperSource(const std::string& c_module, size_t inputs, size_t outputs);
+
 // The same wrapper, EntrySymbol(c_module), for a graph executor module: it
 // calls the module's graph function (graph_source.h) with the executor's
 // workspace and constants (the graph's parameter blob).

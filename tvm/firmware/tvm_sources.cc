@@ -8,7 +8,9 @@
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
 #include "tvm/compat/graph_source.h"
+#include "tvm/compat/compat.h"
 #include "tvm/compat/operator_source.h"
+#include "tvm/plan/tvm_plan.h"
 
 namespace mlf::firmware {
 namespace {
@@ -73,6 +75,40 @@ Result<std::string> AotBlock(const ModulePlan& m) {
                                            {"PRINTS", Prints(m)}});
 }
 
+// TVM 0.8's positional entry: tvmgen_<mod>_run_model(in0, ..., out0, ...),
+// no struct run in the code (and perhaps no interface header).
+std::string RunModelBlock(const ModulePlan& m) {
+  std::string out = "\n/* ---- module \"" + CCommentText(m.name) +
+                    "\": TVM AOT executor, positional tvmgen_" + m.c_name +
+                    "_run_model (TVM 0.8: inputs, then outputs) ---- */\n\n";
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    for (const TensorPlan& t : *list) out += Array(t.buffer, t.info.size_bytes, Describe(t));
+  }
+  out += WorkspaceArray(m);
+  std::string params;
+  for (size_t i = 0; i < m.inputs.size() + m.outputs.size(); ++i) params += i ? ", void*" : "void*";
+  out += "\nint32_t tvmgen_" + m.c_name + "_run_model(" + params + ");\n\nstatic int32_t call_" +
+         m.c_name + "(void* inputs, void* outputs) {\n  void* const* in = (void* const*)inputs;\n"
+         "  void* const* out = (void* const*)outputs;\n  (void)in;\n  (void)out;\n  return " +
+         tvm_compat::RunModelCall(m.c_name, m.inputs.size(), m.outputs.size(), "in", "out") +
+         ";\n}\n\nstatic int run_" + m.c_name + "(void) {\n  void* inputs[" +
+         Number(std::max<size_t>(m.inputs.size(), 1)) + "];\n  void* outputs[" +
+         Number(std::max<size_t>(m.outputs.size(), 1)) + "];\n  int32_t status;\n\n" +
+         SampleCopies(m);
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    out += "  inputs[" + Number(i) + "] = " + m.inputs[i].buffer + ";\n";
+  }
+  for (size_t i = 0; i < m.outputs.size(); ++i) {
+    out += "  outputs[" + Number(i) + "] = " + m.outputs[i].buffer + ";\n";
+  }
+  return out + "  status = mlf_tvm_run_with_workspace(" +
+         (m.workspace.empty() ? "NULL" : m.workspace) + ", " +
+         (m.workspace.empty() ? "0" : "sizeof " + m.workspace) + ", call_" + m.c_name +
+         ", inputs, outputs);\n  if (status != 0) return report_failure(" +
+         CStringLiteral("tvmgen_" + m.c_name + "_run_model") + ", status);\n" + Prints(m) +
+         "  return 0;\n}\n";
+}
+
 // ----------------------------------------------------------------- graph --
 
 // The module's buffers and workspace, and a call of its graph function
@@ -135,7 +171,10 @@ std::string OperatorBlock(const ModulePlan& m) {
 Result<std::string> TvmMainSource(const ProjectPlan& plan) {
   MainParts parts;
   for (const ModulePlan& m : plan.modules) {
-    if (m.kind == ModuleKind::kTvmAot) {
+    if (m.kind == ModuleKind::kTvmAot &&
+        PlanTvmModule(m.name, *m.metadata).entry == TvmEntryStyle::kRunModel) {
+      parts.modules += RunModelBlock(m);
+    } else if (m.kind == ModuleKind::kTvmAot) {
       parts.includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
       MLF_ASSIGN_OR_RETURN(std::string block, AotBlock(m));
       parts.modules += block;

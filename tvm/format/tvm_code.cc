@@ -158,6 +158,127 @@ std::string_view BaseName(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Entry functions whose bodies the scan keeps (CodeEntryBody).
+bool IsEntryFunction(std::string_view name) {
+  return EndsWith(name, "_run_model") || EndsWith(name, "___tvm_main__");
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// `text` split at the commas outside parentheses and brackets.
+std::vector<std::string_view> SplitTopLevel(std::string_view text) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c == '(' || c == '[') ++depth;
+    if ((c == ')' || c == ']') && depth > 0) --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(Trim(text.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!IsIdent(c)) return false;
+  }
+  return true;
+}
+
+// "float * placeholder" -> {"float*", "placeholder"}; "void" -> none.
+std::vector<CodeParam> ParseParams(std::string_view list) {
+  std::vector<CodeParam> out;
+  list = Trim(list);
+  if (list.empty() || list == "void") return out;
+  for (std::string_view decl : SplitTopLevel(list)) {
+    size_t end = decl.size();
+    while (end > 0 && !IsIdent(decl[end - 1])) --end;  // an array suffix is not kept
+    size_t begin = end;
+    while (begin > 0 && IsIdent(decl[begin - 1])) --begin;
+    CodeParam p;
+    std::string_view type = decl;
+    // A declaration of one word ("int") or ending in '*' names no parameter.
+    if (begin > 0 && end == decl.size()) {
+      p.name = std::string(decl.substr(begin, end - begin));
+      type = decl.substr(0, begin);
+    }
+    // Words joined by one space, none around '*': "struct a *" -> "struct a*".
+    bool space = false;
+    for (char c : Trim(type)) {
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        space = true;
+        continue;
+      }
+      if (space && c != '*' && !p.type.empty() && p.type.back() != '*') p.type += ' ';
+      space = false;
+      p.type += c;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// Calls of tvmgen_ functions and `a = b;` aliases in an entry body.
+CodeEntryBody ScanEntryBody(std::string_view body, bool keep_calls) {
+  CodeEntryBody out;
+  std::vector<std::string_view> words;  // identifiers and single punctuation characters
+  for (size_t i = 0; i < body.size();) {
+    const char c = body[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    if (IsIdent(c)) {
+      while (end < body.size() && IsIdent(body[end])) ++end;
+    }
+    words.push_back(body.substr(i, end - i));
+    if (keep_calls && words.back().rfind("tvmgen_", 0) == 0) {
+      size_t open = end;
+      while (open < body.size() && std::isspace(static_cast<unsigned char>(body[open]))) ++open;
+      if (open < body.size() && body[open] == '(') {
+        int depth = 0;
+        size_t close = open;
+        for (; close < body.size(); ++close) {
+          if (body[close] == '(') ++depth;
+          if (body[close] == ')' && --depth == 0) break;
+        }
+        if (close < body.size()) {
+          CodeCall call{std::string(words.back()), {}};
+          for (std::string_view arg : SplitTopLevel(body.substr(open + 1, close - open - 1))) {
+            call.args.push_back(IsIdentifier(arg) ? std::string(arg) : "");
+          }
+          out.calls.push_back(std::move(call));
+        }
+      }
+    }
+    const size_t n = words.size();
+    if (n >= 4 && words[n - 1] == ";" && IsIdentifier(words[n - 2]) && words[n - 3] == "=" &&
+        IsIdentifier(words[n - 4])) {
+      out.aliases[std::string(words[n - 4])] = std::string(words[n - 2]);
+    }
+    if (n >= 5 && IsIdentifier(words[n - 1]) && words[n - 2] == ")" && words[n - 3] == "*" &&
+        IsIdentifier(words[n - 4]) && words[n - 5] == "(") {
+      out.casts.emplace(std::string(words[n - 1]), std::string(words[n - 4]));
+    }
+    i = end;
+  }
+  return out;
+}
+
 void NoteArch(TvmCodeScan* scan, CodeArch arch, std::string evidence) {
   if (scan->arch != CodeArch::kAny) return;  // the first evidence wins
   scan->arch = arch;
@@ -189,11 +310,20 @@ TvmCodeScan ScanTvmCode(std::string_view text) {
   std::string candidate;                // a file-scope tvmgen_ name just seen
   std::string in_params;                // the name whose parameter list is open
   std::string after_params;             // the name whose parameter list just closed
+  size_t params_open = 0, params_close = 0;  // the parameter list of in_params / after_params
+  std::string body_of;                  // the entry function whose body is open
+  size_t body_start = 0;
   for (size_t i = 0; i < code.size(); ++i) {
     const char c = code[i];
     if (std::isspace(static_cast<unsigned char>(c))) continue;
     if (!after_params.empty()) {
-      if (c == '{') scan.defined_functions.insert(after_params);
+      if (c == '{' && braces == 0) {
+        scan.defined_functions.insert(after_params);
+        scan.function_params[after_params] =
+            ParseParams(std::string_view(code).substr(params_open + 1, params_close - params_open - 1));
+        body_of = after_params;
+        body_start = i + 1;
+      }
       after_params.clear();
     }
     if (IsIdent(c) && (i == 0 || !IsIdent(code[i - 1]))) {
@@ -202,6 +332,13 @@ TvmCodeScan ScanTvmCode(std::string_view text) {
       const std::string_view word(code.data() + i, end - i);
       candidate.clear();
       if (parens == 0 && braces == 0 && word.rfind("tvmgen_", 0) == 0) candidate = std::string(word);
+      if (parens == 0 && braces == 0 && scan.linked_params.empty()) {
+        if (word.rfind("__tvm_param__", 0) == 0) {
+          scan.linked_params = "defines " + std::string(word);
+        } else if (word == "global_const_workspace") {
+          scan.linked_params = "defines the constant pool global_const_workspace";
+        }
+      }
       if (word.rfind("__", 0) == 0) {
         for (const char* intrinsic : kCortexMIntrinsics) {
           if (word != intrinsic) continue;
@@ -214,11 +351,15 @@ TvmCodeScan ScanTvmCode(std::string_view text) {
       continue;
     }
     if (c == '(') {
-      if (parens == 0 && braces == 0) in_params = candidate;
+      if (parens == 0 && braces == 0) {
+        in_params = candidate;
+        params_open = i;
+      }
       ++parens;
     } else if (c == ')') {
       if (parens > 0 && --parens == 0 && braces == 0 && !in_params.empty()) {
         after_params = in_params;
+        params_close = i;
         in_params.clear();
       }
     } else if (c == '{') {
@@ -230,8 +371,17 @@ TvmCodeScan ScanTvmCode(std::string_view text) {
         if (!brace_is_extern_c.back()) --braces;
         brace_is_extern_c.pop_back();
       }
+      if (braces == 0 && !body_of.empty()) {
+        scan.entry_bodies[body_of] = ScanEntryBody(
+            std::string_view(code).substr(body_start, i - body_start), IsEntryFunction(body_of));
+        body_of.clear();
+      }
     }
     candidate.clear();
+  }
+  // The section attribute's name is a string literal, which Clean blanked.
+  if (scan.linked_params.empty() && text.find("\".rodata.tvm\"") != std::string_view::npos) {
+    scan.linked_params = "keeps constants in section .rodata.tvm";
   }
   return scan;
 }
@@ -268,6 +418,20 @@ bool CodeArchRunsOnThisHost(CodeArch arch) {
 #endif
   }
   return false;
+}
+
+std::string DTypeOfCType(std::string_view c_type) {
+  static const std::pair<const char*, const char*> kTypes[] = {
+      {"float", "float32"},   {"double", "float64"},  {"int8_t", "int8"},     {"uint8_t", "uint8"},
+      {"int16_t", "int16"},   {"uint16_t", "uint16"}, {"int32_t", "int32"},   {"uint32_t", "uint32"},
+      {"int64_t", "int64"},   {"uint64_t", "uint64"}, {"signed char", "int8"}, {"bool", "bool"},
+  };
+  c_type = Trim(c_type);
+  if (c_type.rfind("const ", 0) == 0) c_type = Trim(c_type.substr(6));
+  for (const auto& [c, dtype] : kTypes) {
+    if (c_type == c) return dtype;
+  }
+  return "";
 }
 
 namespace {

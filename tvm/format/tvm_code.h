@@ -32,15 +32,54 @@ enum class CodeArch {
   kRiscV,        // RISC-V vector intrinsics
 };
 
+// One parameter of a function definition, as written: the type with
+// whitespace normalised ("void*", "float*", "struct tvmgen_m_inputs*",
+// "int32_t") and the name ("" when the definition names none).
+struct CodeParam {
+  std::string type;
+  std::string name;
+  bool operator==(const CodeParam& o) const { return type == o.type && name == o.name; }
+};
+
+// A call of a tvmgen_ function in the body of an entry function: the callee
+// and each argument when it is a plain identifier ("" for an expression).
+struct CodeCall {
+  std::string callee;
+  std::vector<std::string> args;
+};
+
+// What the scan keeps of the body of a tvmgen_ function: what it needs to
+// follow a void* input or output to the C type the code gives it.
+struct CodeEntryBody {
+  // Calls of tvmgen_ functions, in order; kept for entry functions only
+  // (names ending in "_run_model" or "___tvm_main__").
+  std::vector<CodeCall> calls;
+  std::map<std::string, std::string> aliases;  // `void* output = arg1;`: "output" -> "arg1"
+  std::map<std::string, std::string> casts;    // `((int8_t*)T_cast)`: "T_cast" -> "int8_t" (the first)
+};
+
 struct TvmCodeScan {
   std::vector<CodeInclude> includes;
   // tvmgen_* functions this text defines (a body follows the parameter list).
   std::set<std::string> defined_functions;
+  // Their parameter lists ("(void)" is none).
+  std::map<std::string, std::vector<CodeParam>> function_params;
+  // Their bodies.
+  std::map<std::string, CodeEntryBody> entry_bodies;
+  // Evidence that the code binds parameters itself (linked parameters), ""
+  // when it shows none: "defines __tvm_param__p0" (TVM 0.8's linked params),
+  // "defines the constant pool global_const_workspace" (USMP),
+  // "keeps constants in section .rodata.tvm" (TVM 0.9's fused constants).
+  std::string linked_params;
   CodeArch arch = CodeArch::kAny;
   std::string arch_evidence;  // e.g. "includes <arm_acle.h>", "uses __SMLAD"
 };
 
 TvmCodeScan ScanTvmCode(std::string_view text);
+
+// The dtype of a C element type as TVM writes it ("float" -> "float32",
+// "int8_t" -> "int8", "uint8_t" -> "uint8", ...); "" for others (void, structs).
+std::string DTypeOfCType(std::string_view c_type);
 
 // A printable name for `arch`, e.g. "Arm Cortex-M (CMSIS-DSP intrinsics)".
 const char* CodeArchName(CodeArch arch);

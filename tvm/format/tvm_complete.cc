@@ -187,11 +187,19 @@ class ModuleCompleter {
     }
     ReadHeader();
     ReadParams();
+    ReadEntry();
     ReadSignatures();
     MergeTensors();
+    TensorsFromCode();
     CheckCode();
     CheckGenerated();
     CheckExecutor();
+    const bool aot = !tvm_.executor || *tvm_.executor == Executor::kAot;
+    if (aot && !tvm_.linked_params.empty() && m_->parameters &&
+        !m_->parameters->tensors.empty()) {
+      Note(m_->parameters->path + " is not used: the code links its parameters (" +
+           tvm_.linked_params + ")");
+    }
     if (!tvm_.relay_path.empty()) m_->source = SourceInfo{SourceFormat::kTvm, std::nullopt, "", tvm_.relay_path};
   }
 
@@ -296,6 +304,219 @@ class ModuleCompleter {
            (printed.size() > 1 && printed[0] == 'v' && param_names_.count(printed.substr(1)));
   }
 
+  // What the sources define: the entry points with their parameters, the
+  // entry bodies, and whether the code links its parameters. The sources
+  // win over the header: a TVM 0.8 header declares a struct run that the
+  // code lacks (it defines only the positional run_model).
+  void ReadEntry() {
+    bool scanned_all = !m_->sources.empty();
+    for (const std::string& file : m_->sources) {
+      auto it = contents_.code.find(file);
+      if (it == contents_.code.end()) {
+        scanned_all = false;
+        continue;
+      }
+      const TvmCodeScan& scan = it->second;
+      defined_.insert(scan.defined_functions.begin(), scan.defined_functions.end());
+      functions_.insert(scan.function_params.begin(), scan.function_params.end());
+      bodies_.insert(scan.entry_bodies.begin(), scan.entry_bodies.end());
+      if (tvm_.linked_params.empty() && !scan.linked_params.empty()) {
+        tvm_.linked_params = file + " " + scan.linked_params;
+      }
+    }
+    for (const char* suffix : {"___tvm_main__", "_run_model"}) {
+      const std::string fn = "tvmgen_" + c_name_ + suffix;
+      if (defined_.count(fn)) {
+        tvm_.main_function = fn;
+        break;
+      }
+    }
+    const std::string run = "tvmgen_" + c_name_ + "_run";
+    if (defined_.count(run)) {
+      tvm_.run_defined = true;
+      for (const CodeParam& p : functions_[run]) tvm_.run_defined_parameters.push_back(p.type);
+    }
+    if (!tvm_.main_function.empty()) {
+      for (const CodeParam& p : functions_[tvm_.main_function]) {
+        tvm_.main_parameters.push_back(p.type + (p.name.empty() ? "" : " " + p.name));
+      }
+    }
+    if (!tvm_.run_function.empty() && !tvm_.run_defined && scanned_all && RunModelOnly()) {
+      Note("no source defines " + tvm_.run_function + ", which " + tvm_.header_path +
+           " declares: the code's entry point is " + tvm_.main_function + "(" +
+           Join(tvm_.main_parameters) + "), called with the inputs, then the outputs");
+      tvm_.run_function.clear();
+    }
+  }
+
+  // The code's entry is TVM 0.8's positional run_model and no C interface
+  // run wrapper: the source defines no struct run (a packed wrapper may be
+  // there), and run_model takes only void* tensors.
+  bool RunModelOnly() const {
+    if (tvm_.main_function != "tvmgen_" + c_name_ + "_run_model") return false;
+    if (tvm_.run_defined && !tvm_.run_defined_parameters.empty() &&
+        tvm_.run_defined_parameters[0].rfind("struct tvmgen_", 0) == 0) {
+      return false;
+    }
+    auto it = functions_.find(tvm_.main_function);
+    if (it == functions_.end() || it->second.empty()) return false;
+    for (const CodeParam& p : it->second) {
+      if (p.type != "void*") return false;
+    }
+    return true;
+  }
+
+  static std::string Join(const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+    return out;
+  }
+
+  // The dtype the code gives parameter `index` of the entry function: its
+  // pointer type when typed (__tvm_main__(float* ...)), else the pointer
+  // type of the operator parameter it is passed to in the entry's body
+  // (run_model(void* input, void* output) passes `output` to an operator
+  // taking float* T_add), following `void* output = arg1;` aliases.
+  std::string EntryParamDType(size_t index) const {
+    auto fn = functions_.find(tvm_.main_function);
+    if (fn == functions_.end() || index >= fn->second.size()) return "";
+    const CodeParam& param = fn->second[index];
+    if (!param.type.empty() && param.type.back() == '*') {
+      const std::string d = DTypeOfCType(param.type.substr(0, param.type.size() - 1));
+      if (!d.empty()) return d;
+    }
+    auto body = bodies_.find(tvm_.main_function);
+    if (body == bodies_.end() || param.name.empty()) return "";
+    std::set<std::string> names = {param.name};
+    for (const auto& [alias, target] : body->second.aliases) {
+      if (target == param.name) names.insert(alias);
+    }
+    for (const CodeCall& call : body->second.calls) {
+      auto callee = functions_.find(call.callee);
+      if (callee == functions_.end()) continue;
+      for (size_t a = 0; a < call.args.size() && a < callee->second.size(); ++a) {
+        if (!names.count(call.args[a])) continue;
+        const std::string d = ParamDType(call.callee, callee->second[a]);
+        if (!d.empty()) return d;
+      }
+    }
+    return "";
+  }
+
+  // The element type function `fn` gives its parameter `param`: the pointer
+  // type it is declared with, else (TVM 0.8's void* operators) the first
+  // cast of it, or of an alias of it, in the body: `((int8_t*)T_cast)[i]`.
+  std::string ParamDType(const std::string& fn, const CodeParam& param) const {
+    if (!param.type.empty() && param.type.back() == '*') {
+      const std::string d = DTypeOfCType(param.type.substr(0, param.type.size() - 1));
+      if (!d.empty()) return d;
+    }
+    auto body = bodies_.find(fn);
+    if (body == bodies_.end() || param.name.empty()) return "";
+    std::vector<std::string> names = {param.name};
+    for (const auto& [alias, target] : body->second.aliases) {
+      if (target == param.name) names.push_back(alias);
+    }
+    for (const std::string& n : names) {
+      auto cast = body->second.casts.find(n);
+      if (cast == body->second.casts.end()) continue;
+      const std::string d = DTypeOfCType(cast->second);
+      if (!d.empty()) return d;
+    }
+    return "";
+  }
+
+  // Without an interface header, TVM 0.8's positional run_model is the only
+  // account of the inputs: it takes the inputs, then the outputs, one void*
+  // each, and the code links the parameters (__tvm_param__). Relay's @main
+  // lists the parameters after the inputs, under names the .params file
+  // does not use (%v_param_1 ... vs p0 ...), so the inputs are the first
+  // (run_model's parameters - outputs) of them. The outputs are Relay's
+  // results when typed, else the run_model parameters (or their aliases)
+  // named output<N>.
+  void InputsFromRunModel() {
+    if (header_ && header_->has_inputs_struct && header_->has_outputs_struct) return;
+    if (tvm_.linked_params.empty() || !RunModelOnly()) return;
+    const std::vector<CodeParam>& params = functions_.at(tvm_.main_function);
+    size_t outputs = sig_outputs_.size();
+    if (outputs == 0) {
+      std::set<std::string> names;
+      for (const CodeParam& p : params) names.insert(p.name);
+      auto body = bodies_.find(tvm_.main_function);
+      if (body != bodies_.end()) {
+        for (const auto& [alias, target] : body->second.aliases) {
+          bool is_param = false;
+          for (const CodeParam& p : params) is_param = is_param || p.name == target;
+          if (is_param) names.insert(alias);
+        }
+      }
+      for (const std::string& n : names) {
+        if (n.rfind("output", 0) == 0 &&
+            n.find_first_not_of("0123456789", 6) == std::string::npos) {
+          ++outputs;
+        }
+      }
+      if (outputs == 0 || outputs >= params.size()) return;
+      for (const std::string& name : TvmOutputNames(outputs, {})) {
+        sig_outputs_.push_back(SignatureTensor{name, "", {}, false});
+      }
+    }
+    if (outputs >= params.size()) return;
+    const size_t inputs = params.size() - outputs;
+    if (sig_inputs_.size() <= inputs) return;
+    std::vector<std::string> dropped;
+    for (size_t i = inputs; i < sig_inputs_.size(); ++i) dropped.push_back(sig_inputs_[i].name);
+    const size_t count = dropped.size();
+    if (count > 4) dropped = {dropped[0], dropped[1], "...", dropped.back()};
+    sig_inputs_.resize(inputs);
+    Note("inputs: the first " + std::to_string(inputs) + " of " + tvm_.relay_path +
+         "'s @main parameters, because " + tvm_.main_function + " takes " +
+         std::to_string(inputs) + " input(s) and " + std::to_string(outputs) +
+         " output(s) and the code links the parameters (" + tvm_.linked_params + "); " +
+         std::to_string(count) + " linked parameter(s): " + Join(dropped));
+  }
+
+  // Dtypes and sizes the metadata and Relay text leave open, from the code:
+  // the entry's parameter types (inputs first, then outputs, TVM's order)
+  // and memory.functions.main[0].io_size_bytes for the one tensor whose
+  // size is still unknown.
+  void TensorsFromCode() {
+    if (tvm_.main_function.empty()) return;
+    for (auto* list : {&m_->inputs, &m_->outputs}) {
+      const size_t base = list == &m_->inputs ? 0 : m_->inputs.size();
+      for (size_t i = 0; i < list->size(); ++i) {
+        TensorInfo& t = (*list)[i];
+        if (t.dtype.stated()) continue;
+        const std::string dtype = EntryParamDType(base + i);
+        if (!dtype.empty()) {
+          t.dtype = DTypeValue::Read(dtype);
+          Note("dtype of " + std::string(list == &m_->inputs ? "input " : "output ") +
+               QuoteForMessage(t.name) + " (" + dtype + ") from the C type " +
+               tvm_.main_function + " gives it");
+        }
+      }
+    }
+    if (tvm_.main_memory.size() != 1) return;
+    TensorInfo* unknown = nullptr;
+    uint64_t known = 0;
+    for (auto* list : {&m_->inputs, &m_->outputs}) {
+      for (TensorInfo& t : *list) {
+        if (t.size_bytes == 0 && !t.shape_known) {
+          if (unknown != nullptr) return;
+          unknown = &t;
+        } else {
+          known += t.size_bytes;
+        }
+      }
+    }
+    const uint64_t io = tvm_.main_memory[0].io_size_bytes;
+    if (unknown == nullptr || io <= known) return;
+    unknown->size_bytes = io - known;
+    Note("size of " + QuoteForMessage(unknown->name) + " (" + std::to_string(unknown->size_bytes) +
+         " bytes) from memory.functions.main io_size_bytes " + std::to_string(io) +
+         " less the other inputs and outputs; its shape is unknown");
+  }
+
   void ReadSignatures() {
     const std::string* graph = tvm_.executor == Executor::kGraph && !tvm_.graph_path.empty()
                                    ? Text(tvm_.graph_path) : nullptr;
@@ -336,6 +557,7 @@ class ModuleCompleter {
     const std::vector<std::string> names = TvmOutputNames(sig_outputs_.size(), r->output_names);
     for (size_t i = 0; i < sig_outputs_.size(); ++i) sig_outputs_[i].name = names[i];
     shapes_from_ = ShapesFrom::kRelay;
+    InputsFromRunModel();
   }
 
   // Signature entries by the names a metadata name may appear as: the same,
@@ -367,10 +589,12 @@ class ModuleCompleter {
     std::vector<IoCandidate> base;
     if (!from_metadata.empty()) {
       for (const TensorInfo& t : from_metadata) base.push_back({t.name, t.dtype, {}, false, t.size_bytes});
+    } else if (header_members) {
+      // The interface header's structs are the inputs and outputs; Relay's
+      // @main parameters it does not name are the model's parameters.
+      for (const std::string& h : *header_members) base.push_back({h, {}, {}, false, std::nullopt});
     } else if (!from_signature.empty()) {
       for (const SignatureTensor& t : from_signature) base.push_back({t.name, {}, {}, false, std::nullopt});
-    } else if (header_members) {
-      for (const std::string& h : *header_members) base.push_back({h, {}, {}, false, std::nullopt});
     }
     const SignatureIndex signature(from_signature);
     std::unordered_map<std::string, size_t> header_index;
@@ -382,11 +606,13 @@ class ModuleCompleter {
     std::vector<bool> header_used(header_members ? header_members->size() : 0, false);
     for (size_t i = 0; i < base.size(); ++i) {
       IoCandidate& c = base[i];
-      const std::string what = std::string(kind) + " " + QuoteForMessage(c.name);
+      std::string what = std::string(kind) + " " + QuoteForMessage(c.name);
       size_t position = base.size() + i;  // unmatched: after the matched, in base order
       if (std::optional<size_t> s = signature.Find(c.name)) {
         const SignatureTensor& t = from_signature[*s];
         position = *s;
+        // A header member is a C name: the model's name is the signature's.
+        if (from_metadata.empty() && header_members && !t.name.empty()) c.name = t.name;
         if (!t.dtype.empty()) {
           // A dtype mlfkit does not know is kept as written, like metadata's.
           const DTypeValue d = DTypeValue::Read(t.dtype);
@@ -401,6 +627,9 @@ class ModuleCompleter {
           c.shape = t.shape;
           c.shape_known = true;
         }
+      } else if (from_metadata.empty() && header_members && !from_signature.empty()) {
+        Problem(InvalidArgument(what + ": " + tvm_.header_path + " declares it but " + SigPath() +
+                                " does not name it"));
       }
       TensorInfo info;
       info.name = c.name;
@@ -522,13 +751,6 @@ class ModuleCompleter {
       tvm_.foreign_target = m_->target.mcpu.empty() ? CodeArchName(headers_.foreign_arch) : m_->target.mcpu;
       tvm_.foreign_evidence = headers_.foreign_evidence;
     }
-    for (const char* suffix : {"___tvm_main__", "_run_model"}) {
-      const std::string fn = "tvmgen_" + c_name_ + suffix;
-      if (defined.count(fn)) {
-        tvm_.main_function = fn;
-        break;
-      }
-    }
     if (!tvm_.run_function.empty() && !defined.count(tvm_.run_function) && !m_->sources.empty()) {
       Note("no source defines " + tvm_.run_function + ", which " + tvm_.header_path + " declares");
     }
@@ -569,6 +791,9 @@ class ModuleCompleter {
   std::set<std::string>* used_;
   std::optional<TvmInterfaceHeader> header_;
   std::set<std::string> param_names_;
+  std::set<std::string> defined_;                          // tvmgen_ functions the sources define
+  std::map<std::string, std::vector<CodeParam>> functions_;  // their parameters
+  std::map<std::string, CodeEntryBody> bodies_;             // the entry functions' bodies
   std::vector<SignatureTensor> sig_inputs_, sig_outputs_;
   ShapesFrom shapes_from_ = ShapesFrom::kNone;
 };

@@ -83,6 +83,11 @@ Result<TvmHostBuild> MakeTvmHostBuild(const std::string& module, const ModuleMet
     b.constants = std::move(plan.constants);
     b.run_symbol = tvm_compat::GraphRunSymbol(c_module);
     b.reentrant = true;
+  } else if (PlanTvmModule(module, m).entry == TvmEntryStyle::kRunModel) {
+    b.files.push_back(StagedFile{wrapper, tvm_compat::RunModelEntryWrapperSource(
+                                              c_module, m.inputs.size(), m.outputs.size())});
+    b.workspace_bytes = m.memory.workspace_size_bytes;
+    b.run_symbol = m.tvm->main_function;
   } else {
     b.files.push_back(StagedFile{wrapper, tvm_compat::EntryWrapperSource(c_module)});
     b.workspace_bytes = m.memory.workspace_size_bytes;

@@ -37,6 +37,15 @@ bool IsTvmRuntimeHeader(const std::string& path) {
 
 // ---- The facts ----
 
+// run_model takes one void* per input and output and nothing else.
+bool PositionalVoidPointers(const TvmModuleInfo& tvm) {
+  if (tvm.main_parameters.empty()) return false;
+  for (const std::string& p : tvm.main_parameters) {
+    if (p != "void*" && !StartsWith(p, "void* ")) return false;
+  }
+  return true;
+}
+
 void DescribeCode(const std::string& name, const ModuleMetadata& m, TvmModulePlan* p) {
   const TvmModuleInfo& tvm = *m.tvm;
   p->module = name;
@@ -54,18 +63,30 @@ void DescribeCode(const std::string& name, const ModuleMetadata& m, TvmModulePla
   }
   p->interface_api = m.interface_api;
   p->run_function = tvm.run_function;
-  if (p->run_kind == TvmRunKind::kAot) {
-    p->entry = m.interface_api == InterfaceApi::kC && !tvm.run_function.empty()
-                   ? TvmEntryStyle::kStructRun
-                   : TvmEntryStyle::kPackedApi;
-  }
   p->inner_function = tvm.main_function;
+  p->inner_parameters = tvm.main_parameters;
   if (EndsWith(tvm.main_function, "___tvm_main__")) p->inner = TvmInnerEntry::kTvmMain;
   if (EndsWith(tvm.main_function, "_run_model")) p->inner = TvmInnerEntry::kRunModel;
+  const bool struct_run_defined =
+      tvm.run_defined && !tvm.run_defined_parameters.empty() &&
+      StartsWith(tvm.run_defined_parameters[0], "struct tvmgen_");
+  if (tvm.run_defined && !struct_run_defined) p->packed_run_parameters = tvm.run_defined_parameters;
+  if (p->run_kind == TvmRunKind::kAot) {
+    if (m.interface_api == InterfaceApi::kC && !tvm.run_function.empty()) {
+      p->entry = TvmEntryStyle::kStructRun;
+    } else if (p->inner == TvmInnerEntry::kRunModel && !struct_run_defined && PositionalVoidPointers(tvm)) {
+      p->entry = TvmEntryStyle::kRunModel;
+    } else {
+      p->entry = TvmEntryStyle::kPackedApi;
+    }
+  }
+  p->linked_params = tvm.linked_params;
   p->caller_pools = tvm.extra_run_arguments;
   if (m.parameters && m.parameters->storage == ParamStorage::kTvmParams) {
     p->params_member = m.parameters->path;
   }
+  p->params_member_unused =
+      p->run_kind == TvmRunKind::kAot && !p->linked_params.empty() && !p->params_member.empty();
   p->graph_member = tvm.graph_path;
   p->bundled_runtime = tvm.bundled_runtime;
   p->runtime_headers = tvm.runtime_headers;
@@ -164,6 +185,16 @@ Status UnknownDType(const std::string& who, const char* kind, const TensorInfo& 
                        QuoteForMessage(ToString(t.dtype)) + " is not supported by mlfkit");
 }
 
+// TVM 0.8's run_model takes one pointer per input and output, in order.
+Status CheckRunModelArity(const std::string& who, const TvmModulePlan& p, const ModuleMetadata& m) {
+  if (p.entry != TvmEntryStyle::kRunModel) return Status::Ok();
+  if (p.inner_parameters.size() == m.inputs.size() + m.outputs.size()) return Status::Ok();
+  return FailedPrecondition(who + ": its entry point " + p.inner_function + " takes " +
+                            std::to_string(p.inner_parameters.size()) +
+                            " tensors but the archive names " + std::to_string(m.inputs.size()) +
+                            " input(s) and " + std::to_string(m.outputs.size()) + " output(s)");
+}
+
 // The dtype and size checks run and project share (`mlf run` shows tensors
 // of unknown shape flat, so their size must be known).
 Status CheckLoaderTensors(const std::string& who, const ModuleMetadata& m) {
@@ -172,8 +203,8 @@ Status CheckLoaderTensors(const std::string& who, const ModuleMetadata& m) {
     for (const TensorInfo& t : *list) {
       if (!t.dtype.stated()) {
         return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
-                                  QuoteForMessage(t.name) + " (metadata.json has no memory " +
-                                  kind + "s and there is no Relay text)");
+                                  QuoteForMessage(t.name) + " (neither metadata.json, the Relay text nor the C "
+                                  "types of the code's entry point say it)");
       }
       if (!t.dtype.known()) return UnknownDType(who, kind, t);
       if (t.size_bytes == 0 && !t.shape_known) {
@@ -224,7 +255,7 @@ Status HostVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
   }
   MLF_RETURN_IF_ERROR(CheckLoaderTensors(who, m));
   if (m.outputs.empty()) return FailedPrecondition(who + ": the archive names no outputs");
-  return Status::Ok();
+  return CheckRunModelArity(who, p, m);
 }
 
 // What `mlf project` says on a platform that can build the code.
@@ -260,7 +291,10 @@ Status FirmwareKindVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
     return Unimplemented(who + ": " + p.other_sources[0] +
                          " is not C; a firmware project compiles C sources only");
   }
-  if (p.run_kind != TvmRunKind::kOperators) return CheckLoaderTensors(who, m);
+  if (p.run_kind != TvmRunKind::kOperators) {
+    MLF_RETURN_IF_ERROR(CheckLoaderTensors(who, m));
+    return CheckRunModelArity(who, p, m);
+  }
   return Status::Ok();
 }
 
@@ -317,17 +351,17 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
                                   "; version-8 metadata records every dtype");
       }
       if (!t.dtype.known()) return UnknownDType(who, kind, t);
-      if (!t.shape_known) {
-        return FailedPrecondition(who + ": the shape of " + kind + " " + QuoteForMessage(t.name) +
-                                  " is unknown (" + std::to_string(t.size_bytes) +
-                                  " bytes; the archive has no Relay text or graph JSON "
-                                  "that says it); version-8 metadata records every shape and "
-                                  "upgrade does not invent one");
+      // An unknown shape with a known size is written flat, [size / element
+      // size]: the shape mlf run and mlf project present it in.
+      if (!t.shape_known && t.size_bytes == 0) {
+        return FailedPrecondition(who + ": the shape and size of " + kind + " " +
+                                  QuoteForMessage(t.name) +
+                                  " are unknown; version-8 metadata records every shape");
       }
     }
   }
   if (m.outputs.empty()) return FailedPrecondition(who + ": the archive names no outputs");
-  return Status::Ok();
+  return CheckRunModelArity(who, p, m);
 }
 
 }  // namespace

@@ -14,9 +14,10 @@
 // sources upgrade rewrites) stay with the consumer that reads those members.
 //
 // What the scan does not establish yet is not in the plan (not guessed):
-// whether an AOT module links its parameters into the code (__tvm_param__ /
-// constant pools), USMP pools the code keeps as static arrays, and the v5
-// packed run wrapper's parameter list (issue 16 teaches the scan those).
+// USMP pools the code keeps as static arrays. It does establish (issue 16)
+// whether the code links its parameters (__tvm_param__, constant pools,
+// .rodata.tvm constants), TVM 0.8's positional run_model entry and the
+// parameter list of TVM 0.8's packed run wrapper.
 #ifndef MLFKIT_TVM_PLAN_TVM_PLAN_H_
 #define MLFKIT_TVM_PLAN_TVM_PLAN_H_
 
@@ -45,6 +46,10 @@ enum class TvmEntryStyle {
                // struct tvmgen_<mod>_outputs*[, caller pools]), declared by the interface header
   kPackedApi,  // no C interface: TVM's packed API (interface-api=packed, or no header
                // declaring the struct run)
+  kRunModel,   // TVM 0.8 (before Feb 2022): the sources define no struct run, only the
+               // positional int32_t tvmgen_<mod>_run_model(void* in0, ..., void* out0, ...)
+               // (inputs, then outputs, TVM's order), perhaps under a packed
+               // tvmgen_<mod>_run wrapper; the loaders call run_model directly
 };
 
 // What the C interface's run wrapper calls.
@@ -67,6 +72,17 @@ struct TvmModulePlan {
   std::string run_function;    // "tvmgen_<c>_run" with the C interface, else ""
   TvmInnerEntry inner = TvmInnerEntry::kNone;
   std::string inner_function;  // the symbol of `inner`, "" for kNone
+  // `inner_function`'s parameters as the source defines them, "<type> <name>".
+  std::vector<std::string> inner_parameters;
+  // The parameter types of TVM 0.8's packed tvmgen_<mod>_run(args, type codes,
+  // count, out value, out type code, resource handle) when a source defines
+  // it; empty otherwise.
+  std::vector<std::string> packed_run_parameters;
+  // Where the code binds its parameters itself ("<member> defines
+  // __tvm_param__p0"), "" when it shows none. Such an AOT module does not
+  // read `params_member`: `params_member_unused`.
+  std::string linked_params;
+  bool params_member_unused = false;
   // Workspace pools or devices the entry point takes from its caller
   // (USMP with user pools): the struct names after tvmgen_<mod>_.
   std::vector<std::string> caller_pools;

@@ -74,6 +74,80 @@ TEST(TvmPlanTest, AotStructRunCallingTvmMain) {
   EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
 }
 
+// Issue 16: TVM 0.8's positional run_model, its packed wrapper, linked
+// parameters.
+TEST(TvmPlanTest, RunModelOnlyWhereTheHeaderDeclaresAStructRun) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::MismatchV5()), "default");
+  EXPECT_EQ(p.entry, TvmEntryStyle::kRunModel);
+  EXPECT_EQ(p.interface_api, InterfaceApi::kC);  // what the header says
+  EXPECT_EQ(p.run_function, "");                 // no source defines it
+  EXPECT_EQ(p.inner, TvmInnerEntry::kRunModel);
+  EXPECT_EQ(p.inner_function, "tvmgen_default_run_model");
+  EXPECT_EQ(p.inner_parameters, (Names{"void* input", "void* output"}));
+  EXPECT_EQ(p.packed_run_parameters, Names{});
+  EXPECT_EQ(p.linked_params, "codegen/host/src/default_lib0.c defines __tvm_param__p0");
+  EXPECT_EQ(p.params_member, "parameters/default.params");
+  EXPECT_TRUE(p.params_member_unused);
+  ExpectRunsEverywhere(p);
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+}
+
+TEST(TvmPlanTest, StructRunOverRunModel) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::LinkedV5()), "default");
+  EXPECT_EQ(p.entry, TvmEntryStyle::kStructRun);
+  EXPECT_EQ(p.run_function, "tvmgen_default_run");
+  EXPECT_EQ(p.inner, TvmInnerEntry::kRunModel);
+  EXPECT_EQ(p.packed_run_parameters, Names{});
+  EXPECT_TRUE(p.params_member_unused);
+  ExpectRunsEverywhere(p);
+}
+
+TEST(TvmPlanTest, PackedWrapperOverRunModelWithoutHeader) {
+  const Metadata metadata = Scan(tvm_testing::PackedV5());
+  const TvmModulePlan p = Plan(metadata, "default");
+  EXPECT_EQ(p.entry, TvmEntryStyle::kRunModel);
+  EXPECT_EQ(p.interface_api, InterfaceApi::kPacked);
+  EXPECT_EQ(p.inner_parameters, (Names{"void* arg0", "void* arg1"}));
+  EXPECT_EQ(p.packed_run_parameters,
+            (Names{"void*", "void*", "int", "void*", "void*", "void*"}));
+  EXPECT_EQ(p.linked_params, "codegen/host/src/default_lib1.c defines __tvm_param__p0");
+  ExpectRunsEverywhere(p);
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+  // Relay's %v_param_1 and %v_param_2 are the linked parameters, not inputs.
+  const ModuleMetadata& m = metadata.modules.at("default");
+  ASSERT_EQ(m.inputs.size(), 1u);
+  EXPECT_EQ(m.inputs[0].name, "x");
+  ASSERT_EQ(m.outputs.size(), 1u);
+  EXPECT_EQ(ToString(m.outputs[0].dtype), "float32");
+  EXPECT_EQ(m.outputs[0].size_bytes, 16u);
+}
+
+TEST(TvmPlanTest, RunModelArityMustMatchTheTensors) {
+  Metadata metadata = Scan(tvm_testing::MismatchV5());
+  ModuleMetadata& m = metadata.modules.at("default");
+  m.outputs.push_back(m.outputs[0]);
+  m.outputs[1].name = m.outputs[1].c_name = "second";
+  const TvmModulePlan p = PlanTvmModule("default", m);
+  EXPECT_EQ(p.host.message(),
+            "module 'default' (TVM archive, metadata version 5): its entry point "
+            "tvmgen_default_run_model takes 2 tensors but the archive names 1 input(s) and 2 "
+            "output(s)");
+  EXPECT_EQ(p.firmware.message(), p.host.message());
+  EXPECT_EQ(p.upgrade.message(),
+            "module 'default' (TVM metadata version 5): its entry point tvmgen_default_run_model "
+            "takes 2 tensors but the archive names 1 input(s) and 2 output(s)");
+}
+
+TEST(TvmPlanTest, ConstantsInRodataAreLinkedParameters) {
+  const TvmModulePlan p = Plan(Scan(tvm_testing::LinkedV6()), "default");
+  EXPECT_EQ(p.entry, TvmEntryStyle::kStructRun);
+  EXPECT_EQ(p.inner, TvmInnerEntry::kTvmMain);
+  EXPECT_EQ(p.inner_parameters, (Names{"float* x_buffer_var", "float* output_buffer_var"}));
+  EXPECT_EQ(p.linked_params, "codegen/host/src/default_lib1.c keeps constants in section .rodata.tvm");
+  EXPECT_TRUE(p.params_member_unused);  // the (empty) .params is not what the code reads
+  ExpectRunsEverywhere(p);
+}
+
 TEST(TvmPlanTest, AotWithStaticUsmpPools) {
   // The pools are static arrays in second_lib0.c: nothing the caller
   // provides (the plan does not record static pools yet).
@@ -391,7 +465,8 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
   const std::string input = "input 'serving_default_input_1:0'";
   EXPECT_EQ(p.host.message(),
             "module 'default' (TVM archive, metadata version 7): the archive does not say the dtype "
-            "of " + input + " (metadata.json has no memory inputs and there is no Relay text)");
+            "of " + input + " (neither metadata.json, the Relay text nor the C types of the code's entry point "
+            "say it)");
   EXPECT_EQ(p.firmware.message(), p.host.message());
   EXPECT_EQ(p.upgrade.message(),
             "module 'default' (TVM metadata version 7): the archive does not say the dtype of " +
@@ -399,13 +474,15 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
   m_->inputs[0].dtype = DType::kFloat32;
   m_->inputs[0].shape_known = false;
   p = Plan();
-  // run and project show it flat; upgrade needs the shape.
+  // run and project show it flat, and upgrade writes it flat.
   EXPECT_TRUE(p.host.ok()) << p.host.message();
   EXPECT_TRUE(p.firmware.ok()) << p.firmware.message();
+  EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
+  m_->inputs[0].size_bytes = 0;
+  p = Plan();
   EXPECT_EQ(p.upgrade.message(),
-            "module 'default' (TVM metadata version 7): the shape of " + input +
-                " is unknown (16 bytes; the archive has no Relay text or graph JSON that says it); "
-                "version-8 metadata records every shape and upgrade does not invent one");
+            "module 'default' (TVM metadata version 7): the shape and size of " + input +
+                " are unknown; version-8 metadata records every shape");
 }
 
 // A dtype the archive names but mlfkit does not know (kept as written):

@@ -47,6 +47,9 @@ struct AdapterLayout {
   // wrapper (tvm/compat/graph_source.h), with the caller's whole
   // workspace and constants (pools and TVM workspace are then 0).
   std::string graph_run;
+  // TVM 0.8 AOT modules whose code defines no struct run: the adapter calls
+  // the positional tvmgen_<mod>_run_model(in0, ..., out0, ...) instead.
+  bool run_model = false;
 };
 
 // The ABI v1 header of module `module` described by `m` (version-8 metadata).

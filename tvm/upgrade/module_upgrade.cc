@@ -64,9 +64,12 @@ struct RewrittenCode {
   std::vector<std::string> notes;
 };
 
+// `run_model`: the adapter calls TVM 0.8's positional run_model, so no
+// source needs to define the struct run wrapper.
 Result<RewrittenCode> RewriteSources(const std::string& who, const std::string& c,
                                      const ModuleMetadata& m,
-                                     const std::map<std::string, std::string>& members) {
+                                     const std::map<std::string, std::string>& members,
+                                     bool run_model) {
   const std::string run = "tvmgen_" + c + "_run";
   const std::string renamed = "tvmgen_" + c + kTvmRunSuffix;
   RewrittenCode out;
@@ -100,7 +103,7 @@ Result<RewrittenCode> RewriteSources(const std::string& who, const std::string& 
     if (!pools.empty()) text = MovePoolsToCallerMemory(text, pools, offsets, PoolAccessor(c));
     out.sources.push_back(StagedFile{path, std::move(text)});
   }
-  if (defined == 0) {
+  if (defined == 0 && !run_model) {
     return FailedPrecondition(who + ": no source defines " + run + ", TVM's C-interface entry point");
   }
   return out;
@@ -168,14 +171,19 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   const std::string c = SanitizeCName(name);
   const std::string who = "module " + QuoteForMessage(name);
   const bool graph = tvm.executor == Executor::kGraph;
+  const bool run_model = PlanTvmModule(name, m).entry == TvmEntryStyle::kRunModel;
   RewrittenCode code;
   tvm_compat::GraphPlan plan;
   if (graph) {
     MLF_ASSIGN_OR_RETURN(plan, PlanModuleGraph(who, m, members));
     MLF_ASSIGN_OR_RETURN(code, CarryGraphSources(who, c, m, members));
+  } else if (run_model) {
+    // The code defines no struct run; the adapter calls run_model with
+    // the pointers of the version-8 structs, whatever TVM's header says.
+    MLF_ASSIGN_OR_RETURN(code, RewriteSources(who, c, m, members, true));
   } else {
     MLF_RETURN_IF_ERROR(CheckHeaderStructs(who, c, m, members));
-    MLF_ASSIGN_OR_RETURN(code, RewriteSources(who, c, m, members));
+    MLF_ASSIGN_OR_RETURN(code, RewriteSources(who, c, m, members, false));
   }
 
   UpgradedModule out;
@@ -190,11 +198,29 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
                   ". The original members are under src/tvm/.";
   v.inputs = m.inputs;
   v.outputs = m.outputs;
+  // A shape the archive does not say is written flat, as mlf run shows it.
+  for (auto* list : {&v.inputs, &v.outputs}) {
+    for (TensorInfo& t : *list) {
+      if (t.shape_known) continue;
+      MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
+      if (t.size_bytes % DTypeSize(dtype) != 0) {
+        return FailedPrecondition(who + ": " + QuoteForMessage(t.name) + " is " +
+                                  std::to_string(t.size_bytes) + " bytes, not a whole number of " +
+                                  DTypeName(dtype) + " elements");
+      }
+      t.shape = {static_cast<int64_t>(t.size_bytes / DTypeSize(dtype))};
+      t.shape_known = true;
+      out.notes.push_back(who + ": the archive does not say the shape of " + QuoteForMessage(t.name) +
+                          "; written as " + FormatShape(t.shape) + " (" +
+                          std::to_string(t.size_bytes) + " bytes of " + DTypeName(dtype) +
+                          "), the shape mlf run shows");
+    }
+  }
   uint64_t io = 0;
   for (const auto* list : {&v.inputs, &v.outputs}) {
     for (const TensorInfo& t : *list) io += t.size_bytes;
   }
-  AdapterLayout layout{code.pools_bytes, m.memory.workspace_size_bytes, ""};
+  AdapterLayout layout{code.pools_bytes, m.memory.workspace_size_bytes, "", run_model};
   v.memory.workspace_size_bytes = layout.pools_bytes + layout.tvm_workspace_bytes;
   v.memory.constants_size_bytes = 0;
   v.memory.io_size_bytes = io;
