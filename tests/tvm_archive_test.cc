@@ -510,6 +510,7 @@ TEST(TvmRunTest, ConcurrentExecutorsGetTheirOwnResults) {
 TEST(TvmRunTest, GraphExecutorModulesRunAsGeneratedCode) {
   const std::vector<std::pair<Files, std::vector<float>>> cases = {
       {tvm_testing::GraphV6(), tvm_testing::GraphExpected()},
+      {tvm_testing::GraphSysLibV7(), tvm_testing::GraphExpected()},
       {tvm_testing::GraphChainV6(), tvm_testing::GraphChainExpected()}};
   int n = 0;
   for (const auto& [files, expected] : cases) {

@@ -376,7 +376,9 @@ TEST(TvmCliTest, UnknownDtypeIsShownNotRefused) {
             "proven: a safe tar within bounds; metadata.json matches the TVM version 7 schema; every file that metadata, the interface header and the sources reference is present; .params files parse; sizes in metadata, Relay text and header agree\n"
             "not proven: TVM archives carry no digests and no signature, so nothing shows who made this archive or that its members are the ones TVM wrote\n"
             "module default: full-model, aot executor, c interface; does not run on this host: module 'default' (TVM archive, metadata version 7): input 'serving_default_input_1:0': dtype 'float32x4' is not supported by mlfkit\n"
+            "  runs: nowhere here\n"
             "  note: input 'serving_default_input_1:0': dtype 'float32x4' is unknown to mlfkit\n"
+            "  note: parameters/default.params is not used: the code links its parameters (codegen/host/src/default_lib1.c keeps constants in section .rodata.tvm)\n"
             "signature: none (TVM archives cannot carry one)\n");
   CommandResult i = Mlf({"inspect", path});
   ASSERT_EQ(i.exit_code, 0) << i.err;
@@ -411,7 +413,9 @@ TEST(TvmCliTest, UnknownDtypeIsShownNotRefused) {
             "  main memory device 1: workspace 32 B, constants 60 B, I/O 28 B\n"
             "  operators   2 functions, largest own workspace 16 B\n"
             "  this host   cannot run: module 'default' (TVM archive, metadata version 7): input 'serving_default_input_1:0': dtype 'float32x4' is not supported by mlfkit\n"
+            "  runs        nowhere here\n"
             "  note        input 'serving_default_input_1:0': dtype 'float32x4' is unknown to mlfkit\n"
+            "  note        parameters/default.params is not used: the code links its parameters (codegen/host/src/default_lib1.c keeps constants in section .rodata.tvm)\n"
             "\n"
             "files (SHA-256 computed now: TVM records none)\n"
             "  bytes  sha256            path\n"

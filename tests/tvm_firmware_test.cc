@@ -92,6 +92,10 @@ const std::map<std::string, Fixture>& Fixtures() {
     (*f)["graph_v6"] = {tt::GraphV6(),
                         {{"x", Array(DType::kFloat32, tt::DenseInput(), {1, 4})}},
                         {{"output", Doubles(tt::GraphExpected())}}};
+    // The same model as a system library with TVM's C metadata module (issue 16 P5).
+    (*f)["graph_syslib_v7"] = {tt::GraphSysLibV7(),
+                               {{"x", Array(DType::kFloat32, tt::DenseInput(), {1, 4})}},
+                               {{"output", Doubles(tt::GraphExpected())}}};
     (*f)["graph_chain_v6"] = {tt::GraphChainV6(),
                               {{"x", Array(DType::kFloat32, tt::DenseInput(), {1, 4})}},
                               {{"output", Doubles(tt::GraphChainExpected())}}};

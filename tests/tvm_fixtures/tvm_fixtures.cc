@@ -956,6 +956,72 @@ TVM_DLL int32_t tvmgen_default_negative(void* args, int32_t* arg_type_ids, int32
   return f;
 }
 
+// ---- Issue 16 P5: graph executor built as a system library, with TVM's C
+// metadata module (TVM ~0.11, microTVM project templates). The operators are
+// GraphV6's; default_lib0.c registers them in a TVMFuncRegistry whose names
+// blob starts with the count as two little-endian bytes, and
+// TVMSystemLibEntryPoint hands the module out; default_lib1.c is the metadata
+// module (a TVMMetadata with empty tensor arrays, as TVM writes it for the
+// graph executor, and its packed getter).
+
+const char kSysLibLib0[] = R"(// tvm target: c -keys=cpu 
+#define TVM_EXPORTS
+#include <tvm/runtime/crt/module.h>
+#ifdef __cplusplus
+extern "C"
+#endif
+TVM_DLL int32_t tvmgen_default_fused_nn_dense_add_clip(TVMValue* args, int* type_code, int num_args, TVMValue* out_value, int* out_type_code, void* resource_handle);
+TVM_DLL int32_t tvmgen_default_get_c_metadata(TVMValue* args, int* type_code, int num_args, TVMValue* out_value, int* out_type_code, void* resource_handle);
+static TVMBackendPackedCFunc _tvm_func_array[] = {
+    (TVMBackendPackedCFunc)tvmgen_default_fused_nn_dense_add_clip,
+    (TVMBackendPackedCFunc)tvmgen_default_get_c_metadata,
+};
+static const TVMFuncRegistry _tvm_func_registry = {
+    "\002\000tvmgen_default_fused_nn_dense_add_clip\000tvmgen_default_get_c_metadata\000",    _tvm_func_array,
+};
+static const TVMModule _tvm_system_lib = {
+    &_tvm_func_registry,
+};
+const TVMModule* TVMSystemLibEntryPoint(void) {
+    return &_tvm_system_lib;
+}
+)";
+
+const char kSysLibLib1[] = R"(// tvm target: c -keys=cpu 
+#define TVM_EXPORTS
+#include <inttypes.h>
+#include <tvm/runtime/metadata_types.h>
+#include <tvm/runtime/c_runtime_api.h>
+static const struct TVMTensorInfo kTvmgenMetadata_inputs[1] = {{"x", 0, 0, {2, 32, 1}}};
+static const struct TVMMetadata kTvmgenMetadata[1] = {
+{1L /* version*/, kTvmgenMetadata_inputs, 0L /* num_inputs*/, 0, 0L /* num_outputs*/, 0, 0L /* num_workspace_pools*/, 0, 0L /* num_constant_pools*/, "tvmgen_default" /* mod_name*/}
+};
+#ifdef __cplusplus
+extern "C"
+#endif
+TVM_DLL int32_t tvmgen_default_get_c_metadata(TVMValue* arg_values, int* arg_tcodes, int num_args, TVMValue* ret_values, int* ret_tcodes, void* resource_handle) {
+    ret_values[0].v_handle = (void*) &kTvmgenMetadata;
+    ret_tcodes[0] = kTVMOpaqueHandle;
+    return 0;
+}
+)";
+
+Files GraphSysLibV7() {
+  Files v6 = GraphV6();
+  json module = json::parse(v6.at("metadata.json"));
+  module.erase("version");
+  module["target"] = {"c -keys=cpu "};
+  module["export_datetime"] = "2023-01-20 10:00:00Z";
+  Files f = {{"metadata.json", Dump({{"modules", {{"default", module}}}, {"version", 7}})},
+             {"codegen/host/src/default_lib0.c", kSysLibLib0},
+             {"codegen/host/src/default_lib1.c", kSysLibLib1},
+             {"codegen/host/src/default_lib2.c", kGraphLib0},
+             {"executor-config/graph/default.graph", v6.at("executor-config/graph/graph.json")},
+             {"src/default.relay", kGraphRelay},
+             {"parameters/default.params", v6.at("parameters/default.params")}};
+  return f;
+}
+
 Files OperatorV5() {
   const json metadata = {
       {"executors", json::array()},

@@ -70,6 +70,14 @@
 //   LinkedV6()     v6 (TVM 0.9.dev): struct run -> __tvm_main__(float*, float*),
 //                  the constants in .rodata.tvm, Relay typed with the parameters
 //                  in @main, .params empty.
+//   GraphSysLibV7() v7 (TVM ~0.11, issue 16 P5): GraphV6's model as a graph
+//                  executor system library: default_lib0.c registers the
+//                  operators (TVMFuncRegistry, two-byte count) and defines
+//                  TVMSystemLibEntryPoint (tvm/runtime/crt/module.h),
+//                  default_lib1.c is TVM's C metadata module
+//                  (tvm/runtime/metadata_types.h), default_lib2.c the operator;
+//                  graph in executor-config/graph/default.graph. Outputs
+//                  GraphExpected().
 //   BundledV7()    DenseV7 plus TVM's bundled runtime/include (standalone CRT
 //                  headers defining MLF_FIXTURE_BUNDLED_CRT, which the code
 //                  requires), templates/ and external_dependencies.
@@ -93,6 +101,7 @@ Files PairV7();
 Files MultiV7();
 Files ScaleV5();
 Files GraphV6();
+Files GraphSysLibV7();
 Files GraphChainV6();
 Files OperatorV5();
 Files ArmV7();

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       {"dense_v7", DenseV7()},   {"pair_v7", PairV7()},
       {"multi_v7", MultiV7()},   {"scale_v5", ScaleV5()},
       {"graph_v6", GraphV6()},   {"graph_chain_v6", GraphChainV6()},
+      {"graph_syslib_v7", GraphSysLibV7()},
       {"operator_v5", OperatorV5()}, {"arm_v7", ArmV7()},
       {"bundled_v7", BundledV7()},
       {"mismatch_v5", MismatchV5()}, {"linked_v5", LinkedV5()},

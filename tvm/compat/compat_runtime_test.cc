@@ -243,7 +243,10 @@ TEST(CompatFilesTest, HeadersAndRuntimeAreEmbedded) {
             (std::vector<std::string>{"dlpack/dlpack.h", "tvm/runtime/c_backend_api.h",
                                       "tvm/runtime/c_runtime_api.h",
                                       "tvm/runtime/crt/error_codes.h",
-                                      "tvm/runtime/crt/platform.h"}));
+                                      "tvm/runtime/crt/func_registry.h",
+                                      "tvm/runtime/crt/module.h",
+                                      "tvm/runtime/crt/platform.h",
+                                      "tvm/runtime/metadata_types.h"}));
   bool runtime = false;
   for (const mlf::tvm_compat::File& f : mlf::tvm_compat::Files()) {
     if (f.path == mlf::tvm_compat::kRuntimeSource) {

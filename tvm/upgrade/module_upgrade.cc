@@ -77,7 +77,8 @@ Result<RewrittenCode> RewriteSources(const std::string& who, const std::string& 
   for (const std::string& path : m.sources) {
     auto member = members.find(path);
     if (member == members.end()) return NotFound(who + ": source " + path + " is not in the archive");
-    for (const std::string& taken : {renamed, "tvmgen_" + c + "_metadata", PoolAccessor(c)}) {
+    for (const std::string& taken : {renamed, "tvmgen_" + c + "_metadata", "tvmgen_" + c + "_run_ctx",
+                                     PoolAccessor(c)}) {
       if (CountIdentifier(member->second, taken) > 0) {
         return FailedPrecondition(who + ": " + path + " already uses the name " + taken +
                                   ", which upgrade needs for the version-8 entry point");
@@ -136,7 +137,7 @@ Result<RewrittenCode> CarryGraphSources(const std::string& who, const std::strin
     auto member = members.find(path);
     if (member == members.end()) return NotFound(who + ": " + path + " is not in the archive");
     for (const std::string& taken : {"tvmgen_" + c + "_run", "tvmgen_" + c + "_metadata",
-                                     tvm_compat::GraphRunSymbol(c)}) {
+                                     "tvmgen_" + c + "_run_ctx", tvm_compat::GraphRunSymbol(c)}) {
       if (CountIdentifier(member->second, taken) > 0) {
         return FailedPrecondition(who + ": " + path + " already uses the name " + taken +
                                   ", which upgrade needs for the version-8 entry point");
