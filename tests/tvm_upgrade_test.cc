@@ -115,6 +115,7 @@ std::vector<Case> RunnableCases() {
           {"scale_v5", ScaleV5(), "default", {Raw(ScaleInput())}, {Raw(ScaleExpected())}},
           {"bundled_v7", BundledV7(), "default", dense_in, dense_out},
           {"graph_v6", GraphV6(), "default", dense_in, {Raw(GraphExpected())}},
+          {"graph_syslib_v7", GraphSysLibV7(), "default", dense_in, {Raw(GraphExpected())}},
           {"graph_chain_v6", GraphChainV6(), "default", dense_in, {Raw(GraphChainExpected())}}};
 }
 
