@@ -15,6 +15,7 @@
 #include "artifact/format/npy.h"
 #include "artifact/toolchain/host_build.h"
 #include "tests/run_command.h"
+#include "tests/tvm_cli_harness.h"
 #include "tests/test_files.h"
 #include "tests/test_tensors.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
@@ -28,9 +29,7 @@ using tvm_testing::Files;
 using tvm_testing::TarLayout;
 
 std::string Archive(const std::string& name, const Files& files, TarLayout layout = {}) {
-  const std::string path = FreshDir("cli_" + name) + "/" + name + ".tar";
-  tvm_testing::WriteTvmArchive(path, files, layout);
-  return path;
+  return testing::WriteTvmFixtureArchive("cli_", name, files, layout);
 }
 
 TarLayout WithReadme() {
@@ -45,29 +44,10 @@ TarLayout WithReadme() {
   return layout;
 }
 
-CommandResult Mlf(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {MlfBinary()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunOptions options;
-  options.env.push_back({"MLF_CACHE_DIR", std::string(std::getenv("TEST_TMPDIR")) + "/mlf-cache"});
-  return RunCommand(argv, options);
-}
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+CommandResult Mlf(const std::vector<std::string>& args) { return testing::MlfWithTestCache(args); }
+using testing::Contains;
 
-#define EXPECT_CONTAINS(text, part) EXPECT_TRUE(Contains(text, part)) << "missing: " << (part) << "\nin:\n" << (text)
-
-template <typename T>
-std::vector<T> Values(const std::string& path) {
-  Result<NpyArray> a = ParseNpy(ReadFile(path));
-  EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
-  if (!a.ok()) return {};
-  std::vector<T> v(a->data.size() / sizeof(T));
-  std::memcpy(v.data(), a->data.data(), v.size() * sizeof(T));
-  return v;
-}
 
 // ---------------------------------------------------------------- inspect --
 
@@ -439,7 +419,7 @@ TEST(TvmCliTest, RunWritesHandComputedOutputs) {
                          "--output-dir", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_CONTAINS(r.out, "output output float32[1, 3]");
-  EXPECT_EQ(Values<float>(dir + "/out/output.npy"), tvm_testing::DenseExpected());
+  EXPECT_EQ(testing::NpyValues<float>(dir + "/out/output.npy"), tvm_testing::DenseExpected());
   // The expected values as a file: --expect-dir agrees.
   FreshDir("cli_run_dense_expect");
   const std::string expect = std::string(std::getenv("TEST_TMPDIR")) + "/cli_run_dense_expect";
@@ -457,14 +437,14 @@ TEST(TvmCliTest, RunTwoModuleArchiveAndOlderNaming) {
   CommandResult r = Mlf({"run", multi, "--module", "second", "--input", "a_in=" + dir + "/a.npy",
                          "--input", "b_in=" + dir + "/b.npy", "--output-dir", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Values<int8_t>(dir + "/out/output0.npy"), tvm_testing::PairExpected0());
-  EXPECT_EQ(Values<int32_t>(dir + "/out/output1.npy"), std::vector<int32_t>{tvm_testing::PairExpected1()});
+  EXPECT_EQ(testing::NpyValues<int8_t>(dir + "/out/output0.npy"), tvm_testing::PairExpected0());
+  EXPECT_EQ(testing::NpyValues<int32_t>(dir + "/out/output1.npy"), std::vector<int32_t>{tvm_testing::PairExpected1()});
 
   const std::string v5 = Archive("run_v5", tvm_testing::ScaleV5());
   ASSERT_TRUE(WriteNpyFile(dir + "/s.npy", NpyOf(DType::kFloat32, {2, 2}, tvm_testing::ScaleInput())).ok());
   r = Mlf({"run", v5, "--input", "input=" + dir + "/s.npy", "--output-dir", dir + "/v5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Values<float>(dir + "/v5/output.npy"), tvm_testing::ScaleExpected());
+  EXPECT_EQ(testing::NpyValues<float>(dir + "/v5/output.npy"), tvm_testing::ScaleExpected());
 }
 
 TEST(TvmCliTest, RunRefusesWhatCannotRunHere) {
@@ -521,14 +501,14 @@ TEST(TvmCliTest, RunAndBenchOperatorStyle) {
                          "--output-dir", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_CONTAINS(r.out, "output C float32[4]");
-  EXPECT_EQ(Values<float>(dir + "/out/A.npy"), (std::vector<float>{1, 2, 3, 4}));
-  EXPECT_EQ(Values<float>(dir + "/out/B.npy"), (std::vector<float>{10, 20, 30, 40.5f}));
-  EXPECT_EQ(Values<float>(dir + "/out/C.npy"), (std::vector<float>{11, 22, 33, 44.5f}));
+  EXPECT_EQ(testing::NpyValues<float>(dir + "/out/A.npy"), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(testing::NpyValues<float>(dir + "/out/B.npy"), (std::vector<float>{10, 20, 30, 40.5f}));
+  EXPECT_EQ(testing::NpyValues<float>(dir + "/out/C.npy"), (std::vector<float>{11, 22, 33, 44.5f}));
   // Only A: B is zeros, so C = A; --expect-dir agrees with the written files.
   r = Mlf({"run", op, "--input", "A=" + dir + "/a.npy", "--output-dir", dir + "/only_a"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Values<float>(dir + "/only_a/B.npy"), (std::vector<float>{0, 0, 0, 0}));
-  EXPECT_EQ(Values<float>(dir + "/only_a/C.npy"), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(testing::NpyValues<float>(dir + "/only_a/B.npy"), (std::vector<float>{0, 0, 0, 0}));
+  EXPECT_EQ(testing::NpyValues<float>(dir + "/only_a/C.npy"), (std::vector<float>{1, 2, 3, 4}));
   r = Mlf({"run", op, "--input", "A=" + dir + "/a.npy", "--input", "B=" + dir + "/b.npy",
            "--expect-dir", dir + "/out"});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -556,7 +536,7 @@ TEST(TvmCliTest, RunAndBenchGraphExecutorArchives) {
     CommandResult r = Mlf({"run", path, "--input", "x=" + dir + "/x.npy", "--output-dir", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_CONTAINS(r.out, "output output float32[1, 3]");
-    EXPECT_EQ(Values<float>(out + "/output.npy"), cases[i].second);
+    EXPECT_EQ(testing::NpyValues<float>(out + "/output.npy"), cases[i].second);
     CommandResult b = Mlf({"bench", path, "--threads", "2", "--iterations", "50", "--json"});
     ASSERT_EQ(b.exit_code, 0) << b.err;
     EXPECT_EQ(nlohmann::json::parse(b.out)["threads"], 2) << b.out;

@@ -15,6 +15,7 @@
 
 #include "artifact/format/npy.h"
 #include "tests/run_command.h"
+#include "tests/tvm_cli_harness.h"
 #include "tests/test_files.h"
 #include "tests/test_tensors.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
@@ -25,34 +26,13 @@ namespace {
 using tvm_testing::Files;
 
 std::string Archive(const std::string& name, const Files& files) {
-  const std::string path = FreshDir("entry_" + name) + "/" + name + ".tar";
-  tvm_testing::WriteTvmArchive(path, files);
-  return path;
+  return testing::WriteTvmFixtureArchive("entry_", name, files);
 }
 
-CommandResult Mlf(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {MlfBinary()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunOptions options;
-  options.env.push_back({"MLF_CACHE_DIR", std::string(std::getenv("TEST_TMPDIR")) + "/mlf-cache"});
-  return RunCommand(argv, options);
-}
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+CommandResult Mlf(const std::vector<std::string>& args) { return testing::MlfWithTestCache(args); }
+using testing::Contains;
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_TRUE(Contains(text, part)) << "missing: " << (part) << "\nin:\n" << (text)
-
-std::vector<float> Floats(const std::string& path) {
-  Result<NpyArray> a = ParseNpy(ReadFile(path));
-  EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
-  if (!a.ok()) return {};
-  std::vector<float> v(a->data.size() / sizeof(float));
-  std::memcpy(v.data(), a->data.data(), v.size() * sizeof(float));
-  return v;
-}
 
 struct Case {
   std::string name;
@@ -146,7 +126,7 @@ TEST(TvmEntryTest, RunAndUpgradeGiveTwoXPlusOne) {
     CommandResult r = Mlf({"run", path, "--input", "x=" + dir + "/x.npy", "--output-dir",
                            dir + "/" + c.name});
     ASSERT_EQ(r.exit_code, 0) << c.name << ": " << r.err;
-    EXPECT_EQ(Floats(dir + "/" + c.name + "/output.npy"), tvm_testing::LinkedExpected()) << c.name;
+    EXPECT_EQ(testing::NpyValues<float>(dir + "/" + c.name + "/output.npy"), tvm_testing::LinkedExpected()) << c.name;
 
     const std::string upgraded = dir + "/" + c.name + ".v8.tar";
     r = Mlf({"upgrade", path, "-o", upgraded});

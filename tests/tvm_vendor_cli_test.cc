@@ -14,6 +14,7 @@
 #include "artifact/format/npy.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
+#include "tests/tvm_cli_harness.h"
 #include "tests/tvm_fixtures/tvm_fixtures.h"
 
 namespace mlf {
@@ -22,24 +23,12 @@ namespace {
 using tvm_testing::Files;
 
 std::string Archive(const std::string& name, const Files& files) {
-  const std::string path = FreshDir("vendor_" + name) + "/" + name + ".tar";
-  tvm_testing::WriteTvmArchive(path, files);
-  return path;
+  return testing::WriteTvmFixtureArchive("vendor_", name, files);
 }
 
-CommandResult Mlf(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {MlfBinary()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunOptions options;
-  options.env.push_back({"MLF_CACHE_DIR", std::string(std::getenv("TEST_TMPDIR")) + "/mlf-cache"});
-  return RunCommand(argv, options);
-}
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-#define EXPECT_CONTAINS(text, part) EXPECT_TRUE(Contains(text, part)) << "missing: " << (part) << "\nin:\n" << (text)
+CommandResult Mlf(const std::vector<std::string>& args) { return testing::MlfWithTestCache(args); }
+using testing::Contains;
 
 constexpr char kWho[] = "module 'default' (TVM archive, metadata version 7)";
 

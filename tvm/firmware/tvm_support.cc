@@ -15,17 +15,7 @@ std::string Who(const std::string& name, const ModuleMetadata& m) {
 
 // Unknown shapes become [size / element size].
 Status Flatten(const std::string& who, std::vector<TensorInfo>* tensors) {
-  for (TensorInfo& t : *tensors) {
-    if (t.shape_known) continue;
-    MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
-    if (t.size_bytes % DTypeSize(dtype) != 0) {
-      return FailedPrecondition(who + ": " + QuoteForMessage(t.name) + " is " +
-                                std::to_string(t.size_bytes) + " bytes, not a whole number of " +
-                                DTypeName(dtype) + " elements");
-    }
-    t.shape = {static_cast<int64_t>(t.size_bytes / DTypeSize(dtype))};
-    t.shape_known = true;
-  }
+  for (TensorInfo& t : *tensors) MLF_RETURN_IF_ERROR(FlattenUnknownShape(who, t));
   return Status::Ok();
 }
 

@@ -366,6 +366,19 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
 
 }  // namespace
 
+Status FlattenUnknownShape(const std::string& who, TensorInfo& t) {
+  if (t.shape_known) return Status::Ok();
+  MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
+  if (t.size_bytes % DTypeSize(dtype) != 0) {
+    return FailedPrecondition(who + ": " + QuoteForMessage(t.name) + " is " +
+                              std::to_string(t.size_bytes) + " bytes, not a whole number of " +
+                              DTypeName(dtype) + " elements");
+  }
+  t.shape = {static_cast<int64_t>(t.size_bytes / DTypeSize(dtype))};
+  t.shape_known = true;
+  return Status::Ok();
+}
+
 TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m) {
   TvmModulePlan p;
   DescribeCode(name, m, &p);

@@ -134,6 +134,13 @@ struct TvmModulePlan {
   Status upgrade;
 };
 
+// Gives a tensor whose shape the archive does not say the flat shape
+// [size / element size], the one mlf run shows and mlf project and mlf
+// upgrade write (a no-op when the shape is known). An unknown dtype or a size
+// that is not a whole number of elements is an error naming `who` and the
+// tensor.
+Status FlattenUnknownShape(const std::string& who, TensorInfo& t);
+
 // The plan of module `name`; `m.tvm` must be set.
 TvmModulePlan PlanTvmModule(const std::string& name, const ModuleMetadata& m);
 

@@ -203,17 +203,10 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   for (auto* list : {&v.inputs, &v.outputs}) {
     for (TensorInfo& t : *list) {
       if (t.shape_known) continue;
-      MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
-      if (t.size_bytes % DTypeSize(dtype) != 0) {
-        return FailedPrecondition(who + ": " + QuoteForMessage(t.name) + " is " +
-                                  std::to_string(t.size_bytes) + " bytes, not a whole number of " +
-                                  DTypeName(dtype) + " elements");
-      }
-      t.shape = {static_cast<int64_t>(t.size_bytes / DTypeSize(dtype))};
-      t.shape_known = true;
+      MLF_RETURN_IF_ERROR(FlattenUnknownShape(who, t));
       out.notes.push_back(who + ": the archive does not say the shape of " + QuoteForMessage(t.name) +
                           "; written as " + FormatShape(t.shape) + " (" +
-                          std::to_string(t.size_bytes) + " bytes of " + DTypeName(dtype) +
+                          std::to_string(t.size_bytes) + " bytes of " + ToString(t.dtype) +
                           "), the shape mlf run shows");
     }
   }
