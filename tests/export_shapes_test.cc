@@ -125,6 +125,29 @@ class ExportShapesTest : public ::testing::Test {
     ASSERT_TRUE(WriteNpyFile(dir_ + "/" + name, a).ok());
   }
 
+  // One bad flag set: the exit status and how stderr starts ("DIR" stands for
+  // the test's directory).
+  struct Case {
+    std::vector<std::string> flags;
+    int exit_code;
+    std::string err;
+  };
+
+  // Exports `model` with each case's flags: each fails as the case says and
+  // writes no archive.
+  void ExpectRefused(const std::string& model, const std::vector<Case>& cases) {
+    for (const Case& c : cases) {
+      std::vector<std::string> args = {"export", dir_ + "/" + model, "-o", dir_ + "/a.tar"};
+      args.insert(args.end(), c.flags.begin(), c.flags.end());
+      CommandResult r = Mlf(args);
+      SCOPED_TRACE(c.flags[1]);
+      EXPECT_EQ(r.exit_code, c.exit_code);
+      const std::string want = WithDir(c.err);
+      EXPECT_EQ(r.err.substr(0, want.size()), want);
+      EXPECT_FALSE(Exists(dir_ + "/a.tar"));
+    }
+  }
+
   // `text` with "DIR" replaced by the test's directory.
   std::string WithDir(std::string text) const {
     const size_t at = text.find("DIR");
@@ -157,11 +180,6 @@ TEST_F(ExportShapesTest, InputShapeFixesTheBatchAndTheModelRuns) {
 }
 
 TEST_F(ExportShapesTest, BadInputShapesAreUsageErrorsOrNameTheInput) {
-  struct Case {
-    std::vector<std::string> flags;
-    int exit_code;
-    std::string err;
-  };
   const std::vector<Case> cases = {
       {{"--input-shape", "x=1,a"}, 2,
        "mlf: error: --input-shape 'x=1,a': 'a' is not a dimension (a whole number)\n"
@@ -179,16 +197,7 @@ TEST_F(ExportShapesTest, BadInputShapesAreUsageErrorsOrNameTheInput) {
        "mlf: error: DIR/dyn.onnx: --input-shape gives input 'x' the shape [1, 4, 1], but the "
        "model says it has rank 2\n"},
   };
-  for (const Case& c : cases) {
-    std::vector<std::string> args = {"export", dir_ + "/dyn.onnx", "-o", dir_ + "/a.tar"};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    CommandResult r = Mlf(args);
-    SCOPED_TRACE(c.flags[1]);
-    EXPECT_EQ(r.exit_code, c.exit_code);
-    const std::string want = WithDir(c.err);
-    EXPECT_EQ(r.err.substr(0, want.size()), want);
-    EXPECT_FALSE(Exists(dir_ + "/a.tar"));
-  }
+  ExpectRefused("dyn.onnx", cases);
 }
 
 TEST_F(ExportShapesTest, AShapeInputAsksForConstantAndConstantMakesItOne) {
@@ -223,11 +232,6 @@ TEST_F(ExportShapesTest, BadConstantsNameTheInputAndTheFlag) {
     return a;
   }());
   WriteNpy("three.npy", Int64s({1, 3, 4}));
-  struct Case {
-    std::vector<std::string> flags;
-    int exit_code;
-    std::string err;
-  };
   const std::vector<Case> cases = {
       {{"--constant", "shape=" + dir_ + "/int32.npy"}, 1,
        "mlf: error: DIR/reshape.onnx: --constant 'shape' is int32 [2], but the model declares "
@@ -242,16 +246,7 @@ TEST_F(ExportShapesTest, BadConstantsNameTheInputAndTheFlag) {
       {{"--constant", "shape"}, 2,
        "mlf: error: --constant needs NAME=FILE.npy, got 'shape'\nTry 'mlf export --help'.\n"},
   };
-  for (const Case& c : cases) {
-    std::vector<std::string> args = {"export", dir_ + "/reshape.onnx", "-o", dir_ + "/a.tar"};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    CommandResult r = Mlf(args);
-    SCOPED_TRACE(c.flags[1]);
-    EXPECT_EQ(r.exit_code, c.exit_code);
-    const std::string want = WithDir(c.err);
-    EXPECT_EQ(r.err.substr(0, want.size()), want);
-    EXPECT_FALSE(Exists(dir_ + "/a.tar"));
-  }
+  ExpectRefused("reshape.onnx", cases);
 }
 
 TEST_F(ExportShapesTest, TheFlagsApplyToOneOnnxModel) {
