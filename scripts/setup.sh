@@ -8,6 +8,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   bazel-bootstrap bazel-rules-java g++ gcc make cmake
+  # the SDK's consumers are built with CMake and with pkg-config (sdk/sdk_test.sh)
+  pkgconf
   # libraries linked by the project
   libarchive-dev libyaml-cpp-dev nlohmann-json3-dev libssl-dev libgtest-dev
   libdlpack-dev libonnx-dev libprotobuf-dev libzstd-dev zlib1g-dev
