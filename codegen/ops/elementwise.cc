@@ -367,6 +367,14 @@ Status InferUnary(const ir::Node& node, ir::Graph& graph) {
   const UnarySpec& spec = FindUnary(node.op);
   if (spec.op == UnOp::kClip) {
     MLF_RETURN_IF_ERROR(CheckArity(node, 1, 3));
+    // Opset 6's attributes: the front end turns ONNX's into inputs; one left
+    // here (a YAML model) would otherwise be ignored.
+    for (const char* bound : {"min", "max"}) {
+      if (node.HasAttr(bound)) {
+        return NodeError(node, std::string("attribute '") + bound +
+                                   "' is not supported; give min and max as inputs 1 and 2");
+      }
+    }
   } else {
     MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
   }

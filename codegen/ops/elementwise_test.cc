@@ -282,6 +282,15 @@ TEST(ClipInfer, ChecksMinAndMax) {
   EXPECT_EQ(d.Infer().message(),
             "node 'n0' (Clip): max (input 2) has dtype int32, expected int8 like the input");
 
+  // Opset 6's attributes would be ignored: refused (the ONNX front end turns
+  // them into inputs; a YAML model must give inputs).
+  OpTest attrs("Clip");
+  attrs.Input("x", DType::kFloat32, {3});
+  attrs.Output("y");
+  attrs.Attr("max", 6.0);
+  EXPECT_EQ(attrs.Infer().message(),
+            "node 'n0' (Clip): attribute 'max' is not supported; give min and max as inputs 1 and 2");
+
   OpTest ok("Clip");
   ok.Input("x", DType::kInt8, {3});
   ok.OmittedInput();
