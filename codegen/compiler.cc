@@ -17,6 +17,7 @@ Status OptimizeGraph(ir::Graph& graph, const CompileOptions& options, CompileRep
   if (options.optimize) {
     MLF_ASSIGN_OR_RETURN(r.batchnorms_folded, passes::FoldBatchNormalization(graph));
     MLF_ASSIGN_OR_RETURN(r.biases_fused, passes::FuseBias(graph));
+    MLF_ASSIGN_OR_RETURN(r.residuals_fused, passes::FuseResidualAdds(graph));
     MLF_ASSIGN_OR_RETURN(r.activations_fused, passes::FuseActivations(graph));
   }
   r.dead_nodes_removed = passes::EliminateDeadCode(graph);

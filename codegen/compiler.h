@@ -25,6 +25,7 @@ struct CompileReport {
   int identities_removed = 0;
   int batchnorms_folded = 0;
   int biases_fused = 0;
+  int residuals_fused = 0;
   int activations_fused = 0;
   int dead_nodes_removed = 0;
   int nodes_emitted = 0;

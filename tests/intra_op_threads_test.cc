@@ -151,6 +151,37 @@ TEST_F(IntraOpThreadsTest, EveryVariantAndThreadCount) {
   EXPECT_EQ(tested[0], "portable");
 }
 
+// The model's Add(c3, c4) is fused into c3 as a residual (c3 moves after
+// c4, whose output it now reads) and Relu/Clip into the convolutions: the
+// same bits as the unfused graph of `mlf export --no-optimize`, for every
+// variant the CPU has and 1 and 3 threads. The metadata names the fused Add.
+TEST_F(IntraOpThreadsTest, FusedResidualAddGivesTheUnfusedBits) {
+  const std::string plain = *dir_ + "/plain.tar";
+  CommandResult r = RunCommand({MlfBinary(), "export", kModel, "-o", plain, "--no-optimize"});
+  ASSERT_EQ(r.exit_code, 0) << Describe({"export", kModel, "--no-optimize"}, r);
+  CommandResult meta = RunCommand({MlfBinary(), "inspect", *dir_ + "/m.tar", "--json"});
+  ASSERT_EQ(meta.exit_code, 0);
+  const nlohmann::json ops = nlohmann::json::parse(meta.out)["metadata"]["modules"]["default"]["operators"];
+  ASSERT_EQ(ops.size(), 10u);
+  EXPECT_EQ(ops[4], nlohmann::json::parse(R"({"macs": 2359296, "name": "c3", "ops": ["Conv", "Add"]})"));
+  LoadOptions options;
+  options.use_verification_memo = false;
+  Result<std::shared_ptr<ModelLibrary>> unfused = ModelLibrary::Open(plain, options);
+  ASSERT_TRUE(unfused.ok()) << unfused.status().ToString();
+  std::shared_ptr<ModelLibrary> fused = lib_;
+  for (const char* variant : kVariants) {
+    if (!CpuRunsKernelIsa(*ParseKernelIsa(variant))) continue;
+    for (int threads : {1, 3}) {
+      lib_ = fused;
+      const Outputs want = Run({threads, variant});
+      lib_ = *unfused;
+      const Outputs got = Run({threads, variant});
+      EXPECT_TRUE(SameBits(got, want)) << variant << " with " << threads << " threads";
+    }
+  }
+  lib_ = fused;
+}
+
 // The environment variable forces a variant as the option does; a bad value
 // is refused naming the variable. The option wins over the variable.
 TEST_F(IntraOpThreadsTest, EnvironmentVariableForcesAVariant) {

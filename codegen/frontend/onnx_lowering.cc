@@ -223,6 +223,10 @@ Status LowerNode(const onnx::NodeProto& proto, const std::string& name, int64_t 
       return InvalidArgument(node.Describe() + ": attribute '" + a.name() +
                              "' refers to a function attribute outside a function");
     }
+    if (ir::IsCompilerAttribute(a.name())) {
+      return InvalidArgument(node.Describe() + ": attribute '" + a.name() +
+                             "': names starting with 'mlf.' are reserved for mlfkit's compiler");
+    }
     MLF_ASSIGN_OR_RETURN(node.attrs[a.name()], ConvertAttribute(a, node, ctx.limits()));
   }
   if (node.op == "Constant") return LowerConstant(proto, node, ctx);

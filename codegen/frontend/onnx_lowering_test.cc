@@ -181,6 +181,17 @@ TEST(OnnxLowering, BatchNormalizationInferenceOnly) {
             "statistics) are not supported (inference only)");
 }
 
+// Attributes the compiler's passes set (codegen/ir/graph.h
+// IsCompilerAttribute) cannot come from a model.
+TEST(OnnxLowering, CompilerAttributesAreRefused) {
+  FakeContext ctx;
+  onnx::NodeProto n = Node("Conv", {"x", "x", "x", "x"}, {"y"});
+  AddInt(n, "mlf.residual", 1);
+  EXPECT_EQ(LowerNode(n, "c", 13, ctx).ToString(),
+            "invalid_argument: node 'c' (Conv): attribute 'mlf.residual': names starting with "
+            "'mlf.' are reserved for mlfkit's compiler");
+}
+
 TEST(OnnxLowering, Constants) {
   FakeContext ctx;
   onnx::NodeProto f = Node("Constant", {}, {"c"});

@@ -121,6 +121,15 @@ TEST(YamlFrontend, NamesWithControlCharactersAreRefused) {
   EXPECT_EQ(printable->nodes.at(0).name, "r */ $(x) `y` ?\?/ \\");
 }
 
+// Attributes the compiler's passes set ("mlf.activation", ...) cannot come
+// from a model: the schema's attribute names have no dot.
+TEST(YamlFrontend, CompilerAttributesAreRefused) {
+  ExpectError(Import(Model("", "  - {op: Relu, inputs: [x], outputs: [y], attrs: {mlf.activation: Relu}}\n")),
+              StatusCode::kInvalidArgument,
+              "m.yaml:6: not a valid mlf_model 1 description: /nodes/0/attrs: property name "
+              "\"mlf.activation\" does not match pattern \"^[A-Za-z_][A-Za-z0-9_]{0,63}$\" (pattern)");
+}
+
 TEST(YamlFrontend, ParametersBecomeConstants) {
   Result<ir::Graph> g = Import(Model(
       "  b: {dtype: float32, shape: [4], values: [1, 2.5, -3, 4e-1]}\n"

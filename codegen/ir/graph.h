@@ -42,6 +42,11 @@ struct Value {
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
                                std::vector<double>, std::vector<std::string>, HostTensor>;
 
+// Attributes the compiler's passes set on nodes ("mlf.activation",
+// "mlf.residual", "mlf.weight_layout", ...): a model may not carry them, or
+// it could make a pass's promise without the pass's checks.
+inline bool IsCompilerAttribute(const std::string& name) { return name.rfind("mlf.", 0) == 0; }
+
 struct Node {
   std::string name;  // from the model, or made up ("<op>_<index>") when empty
   std::string op;    // ONNX op type, e.g. "Conv"

@@ -13,10 +13,12 @@ static int out_size(int in, int k, int s, int d, int pb, int pe) {
   return (in + pb + pe - ((k - 1) * d + 1)) / s + 1;
 }
 
-/* Intra-op threads: 2-4 tasks (im2col by rows of the columns, the GEMM by
- * rows and columns of the output) give `serial` bit for bit. */
+/* Intra-op threads: 2-4 tasks (images of many pixels by output pixels, small
+ * ones with im2col by rows of the columns and the GEMM by rows and columns
+ * of the output) give `serial` bit for bit. */
 static void check_threads(int isa, const mlfk_conv2d_f32_shape* s, const float* x,
-                          const float* packed, const float* bias, const float* serial,
+                          const float* packed, const float* bias, const float* res,
+                          const float* serial,
                           size_t ysize, float* scratch, float lo, float hi, const char* what) {
   float* split = calloc(ysize + 1, sizeof(float));
   char split_what[220];
@@ -25,7 +27,7 @@ static void check_threads(int isa, const mlfk_conv2d_f32_shape* s, const float* 
     int tasks = 0;
     const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
     memset(split, 0, ysize * sizeof(float));
-    mlfk_conv2d_f32_exec(&ex, s, x, packed, bias, split, scratch, lo, hi);
+    mlfk_conv2d_f32_exec(&ex, s, x, packed, bias, res, split, scratch, lo, hi);
     snprintf(split_what, sizeof split_what, "%s threads=%d [%s]", what, threads,
              mlfk_test_isa_name(isa));
     mlfk_test_expect_same_bits(split_what, split, serial, ysize);
@@ -33,17 +35,20 @@ static void check_threads(int isa, const mlfk_conv2d_f32_shape* s, const float* 
   free(split);
 }
 
-/* pad_bottom / pad_right are what the output sizes imply. */
+/* pad_bottom / pad_right are what the output sizes imply; a negative chunk
+ * means chunk -chunk and a residual (a fused Add). */
 static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, int sh, int sw, int dh,
                   int dw, int pt, int pl, int pb, int pr, int chunk, float lo, float hi) {
+  const int with_res = chunk < 0;
   mlfk_conv2d_f32_shape s;
   const int k = c * kh * kw;
-  float *x, *wt, *packed, *bias, *y, *scratch;
+  float *x, *wt, *packed, *bias, *y, *scratch, *res;
   size_t ysize, scratch_floats;
   char what[160];
   int in, im, oy, ox;
   s.n = n; s.c = c; s.h = h; s.w = w; s.m = m; s.kh = kh; s.kw = kw; s.sh = sh; s.sw = sw;
-  s.dh = dh; s.dw = dw; s.pad_top = pt; s.pad_left = pl; s.chunk = chunk;
+  s.dh = dh; s.dw = dw; s.pad_top = pt; s.pad_left = pl;
+  s.chunk = with_res ? -chunk : chunk;
   s.oh = out_size(h, kh, sh, dh, pt, pb);
   s.ow = out_size(w, kw, sw, dw, pl, pr);
   ysize = (size_t)n * m * s.oh * s.ow;
@@ -52,15 +57,17 @@ static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, in
   packed = calloc((size_t)(m * k), sizeof(float));
   bias = calloc((size_t)m, sizeof(float));
   y = calloc(ysize, sizeof(float));
+  res = calloc(ysize, sizeof(float));
   scratch_floats = mlfk_conv2d_f32_scratch(&s);
   scratch = calloc((scratch_floats + 1), sizeof(float));
   mlfk_test_fill(x, (size_t)n * c * h * w, 11u);
   mlfk_test_fill(wt, (size_t)m * k, 13u);
   mlfk_test_fill(bias, (size_t)m, 17u);
+  mlfk_test_fill(res, ysize, 19u);
   mlfk_test_pack(wt, m, k, packed);
-  mlfk_conv2d_f32_with(isa, &s, x, packed, bias, y, scratch, lo, hi);
-  snprintf(what, sizeof what, "conv n=%d c=%d %dx%d m=%d k=%dx%d s=%d,%d d=%d,%d pads=%d,%d,%d,%d chunk=%d",
-           n, c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, chunk);
+  mlfk_conv2d_f32_with(isa, &s, x, packed, bias, with_res ? res : NULL, y, scratch, lo, hi);
+  snprintf(what, sizeof what, "conv n=%d c=%d %dx%d m=%d k=%dx%d s=%d,%d d=%d,%d pads=%d,%d,%d,%d chunk=%d res=%d",
+           n, c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, s.chunk, with_res);
   for (in = 0; in < n; ++in) {
     for (im = 0; im < m; ++im) {
       for (oy = 0; oy < s.oh; ++oy) {
@@ -80,14 +87,18 @@ static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, in
               }
             }
           }
+          if (with_res) {
+            sum += res[at];
+            scale += fabs((double)res[at]);
+          }
           if (lo > -HUGE_VALF || hi < HUGE_VALF) sum = sum > lo ? (sum < hi ? sum : hi) : lo;
           mlfk_test_expect_close(what, isa, at, y[at], sum, scale);
         }
       }
     }
   }
-  check_threads(isa, &s, x, packed, bias, y, ysize, scratch, lo, hi, what);
-  free(x); free(wt); free(packed); free(bias); free(y); free(scratch);
+  check_threads(isa, &s, x, packed, bias, with_res ? res : NULL, y, ysize, scratch, lo, hi, what);
+  free(x); free(wt); free(packed); free(bias); free(y); free(scratch); free(res);
 }
 
 int main(void) {
@@ -98,6 +109,9 @@ int main(void) {
     /* 1x1 direct (no scratch), with and without a tail of rows. */
     check(isa, 1, 16, 7, 7, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 32, -HUGE_VALF, HUGE_VALF);
     check(isa, 2, 5, 9, 11, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 32, 0.0f, HUGE_VALF);
+    /* A residual (negative chunk): 1x1 direct with Relu, 3x3 by pixels. */
+    check(isa, 2, 5, 9, 11, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, -32, 0.0f, HUGE_VALF);
+    check(isa, 2, 3, 20, 20, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, -64, 0.0f, HUGE_VALF);
     /* 1x1 strided: im2col. */
     check(isa, 1, 8, 9, 9, 16, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 64, -HUGE_VALF, HUGE_VALF);
     /* 3x3 pad 1, chunks of 32 splitting rows of 13. */
@@ -108,6 +122,11 @@ int main(void) {
     check(isa, 1, 4, 10, 12, 9, 3, 2, 1, 2, 2, 1, 2, 0, 1, 3, 7, -HUGE_VALF, HUGE_VALF);
     /* Padding wider than the kernel reaches: rows and columns of zeros only. */
     check(isa, 1, 2, 4, 5, 8, 2, 2, 1, 1, 1, 1, 4, 4, 4, 4, 1000, -HUGE_VALF, HUGE_VALF);
+    /* Images that threads cut by output pixels: 400 pixels in chunks of 64
+     * (2-4 tasks of 32, 21 and 16 pixels per chunk) and in chunks of 2 (at
+     * most 2 tasks, one pixel each per chunk). */
+    check(isa, 1, 5, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, 0.0f, HUGE_VALF);
+    check(isa, 2, 3, 20, 20, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, -HUGE_VALF, HUGE_VALF);
     /* One output pixel per chunk; large K across the K block. */
     check(isa, 1, 40, 6, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -HUGE_VALF, HUGE_VALF);
   }

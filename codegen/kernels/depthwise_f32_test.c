@@ -13,7 +13,8 @@ static int out_size(int in, int k, int s, int d, int pb, int pe) {
   return (in + pb + pe - ((k - 1) * d + 1)) / s + 1;
 }
 
-/* Intra-op threads: 2-4 tasks over the planes give `serial` bit for bit. */
+/* Intra-op threads: 2-4 tasks (output rows of every plane, or planes when
+ * the image has fewer rows than tasks) give `serial` bit for bit. */
 static void check_threads(int isa, const mlfk_depthwise2d_f32_shape* s, const float* x,
                           const float* wt, const float* bias, const float* serial, size_t ysize,
                           float lo, float hi, const char* what) {

@@ -1,6 +1,7 @@
 /* gemm_f32 against a naive reference: every variant this CPU runs, sizes
  * around the tile edges (M around 8, N around 8 and 32, K across the K
- * block), bias or not, clamp or not, row strides wider than the rows. */
+ * block), bias or not, a residual or not, clamp or not, row strides wider
+ * than the rows. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,24 +10,27 @@
 #include "kernel_test_util.h"
 #include "mlf_kernel_gemm_f32.h"
 
-static void check(int isa, int m, int n, int k, int with_bias, float lo, float hi) {
+static void check(int isa, int m, int n, int k, int with_bias, int with_res, float lo, float hi) {
   const int ldb = n + 3, ldc = n + 5;
   float* a = calloc((size_t)(m * k + 1), sizeof(float));
   float* packed = calloc((size_t)(m * k + 1), sizeof(float));
   float* b = calloc((size_t)(k * ldb + 1), sizeof(float));
   float* bias = calloc((size_t)(m + 1), sizeof(float));
   float* c = calloc((size_t)(m * ldc + 1), sizeof(float));
+  float* res = calloc((size_t)(m * ldc + 1), sizeof(float));
   char what[128];
   int i, j, kk;
   mlfk_test_fill(a, (size_t)m * k, 1u + (unsigned)(m * 31 + k));
   mlfk_test_fill(b, (size_t)k * ldb, 7u + (unsigned)n);
   mlfk_test_fill(bias, (size_t)m, 3u);
+  mlfk_test_fill(res, (size_t)m * ldc, 5u);
   /* A sentinel in the padding columns of C shows writes past n. */
   for (i = 0; i < m * ldc; ++i) c[i] = 1234.5f;
   mlfk_test_pack(a, m, k, packed);
-  mlfk_gemm_f32_with(isa, m, n, k, packed, b, ldb, with_bias ? bias : NULL, c, ldc, lo, hi);
-  snprintf(what, sizeof what, "gemm m=%d n=%d k=%d bias=%d lo=%g hi=%g", m, n, k, with_bias,
-           (double)lo, (double)hi);
+  mlfk_gemm_f32_with(isa, m, n, k, packed, b, ldb, with_bias ? bias : NULL, with_res ? res : NULL,
+                     c, ldc, lo, hi);
+  snprintf(what, sizeof what, "gemm m=%d n=%d k=%d bias=%d res=%d lo=%g hi=%g", m, n, k,
+           with_bias, with_res, (double)lo, (double)hi);
   for (i = 0; i < m; ++i) {
     for (j = 0; j < ldc; ++j) {
       double sum = with_bias ? bias[i] : 0.0, scale = fabs(sum);
@@ -38,6 +42,10 @@ static void check(int isa, int m, int n, int k, int with_bias, float lo, float h
         sum += (double)a[i * k + kk] * b[kk * ldb + j];
         scale += fabs((double)a[i * k + kk] * b[kk * ldb + j]);
       }
+      if (with_res) {
+        sum += res[i * ldc + j];
+        scale += fabs((double)res[i * ldc + j]);
+      }
       if (lo > -HUGE_VALF || hi < HUGE_VALF) sum = sum > lo ? (sum < hi ? sum : hi) : lo;
       mlfk_test_expect_close(what, isa, (size_t)(i * ldc + j), c[i * ldc + j], sum, scale);
     }
@@ -47,6 +55,7 @@ static void check(int isa, int m, int n, int k, int with_bias, float lo, float h
   free(b);
   free(bias);
   free(c);
+  free(res);
 }
 
 /* NaN passes through without an activation and becomes lo with one (as the
@@ -57,16 +66,17 @@ static void check_nan(int isa) {
   for (i = 0; i < 8; ++i) a[i] = 1.0f;
   for (i = 0; i < 32; ++i) b[i] = i == 5 ? NAN : 1.0f;
   mlfk_test_pack(a, 8, 1, packed);
-  mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, c, 4, -HUGE_VALF, HUGE_VALF);
+  mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, NULL, c, 4, -HUGE_VALF, HUGE_VALF);
   mlfk_test_expect_close("nan, no clamp", isa, 1, c[1], NAN, 0);
-  mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, c, 4, 0.0f, HUGE_VALF);
+  mlfk_gemm_f32_with(isa, 8, 4, 1, packed, b + 4, 4, NULL, NULL, c, 4, 0.0f, HUGE_VALF);
   mlfk_test_expect_eq("nan, relu", 1, c[1], 0.0f);
   mlfk_test_expect_eq("nan, relu", 2, c[2], 1.0f);
 }
 
 /* Intra-op threads: 2-4 tasks give the serial result bit for bit, whether
- * the split falls on rows (many panels) or columns (one panel), with the
- * M % 8 rows and a ragged last column block. */
+ * the split falls on rows (many panels), on columns (one panel) or on
+ * columns alone (plenty of them), with the M % 8 rows, a ragged last column
+ * block and a residual. */
 static void check_threads(int isa, int m, int n, int k) {
   const size_t cn = (size_t)m * n;
   float* a = calloc((size_t)(m * k + 1), sizeof(float));
@@ -74,17 +84,19 @@ static void check_threads(int isa, int m, int n, int k) {
   float* bias = calloc((size_t)(m + 1), sizeof(float));
   float* serial = calloc(cn + 1, sizeof(float));
   float* split = calloc(cn + 1, sizeof(float));
+  float* res = calloc(cn + 1, sizeof(float));
   char what[128];
   int threads;
   mlfk_test_fill(a, (size_t)m * k, 11u);
   mlfk_test_fill(b, (size_t)k * n, 12u);
   mlfk_test_fill(bias, (size_t)m, 13u);
-  mlfk_gemm_f32_with(isa, m, n, k, a, b, n, bias, serial, n, 0.0f, 6.0f);
+  mlfk_test_fill(res, cn, 14u);
+  mlfk_gemm_f32_with(isa, m, n, k, a, b, n, bias, res, serial, n, 0.0f, 6.0f);
   for (threads = 2; threads <= 4; ++threads) {
     int tasks = 0;
     const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
     memset(split, 0, cn * sizeof(float));
-    mlfk_gemm_f32_exec(&ex, m, n, k, a, b, n, bias, split, n, 0.0f, 6.0f);
+    mlfk_gemm_f32_exec(&ex, m, n, k, a, b, n, bias, res, split, n, 0.0f, 6.0f);
     snprintf(what, sizeof what, "gemm threads=%d m=%d n=%d k=%d [%s]", threads, m, n, k,
              mlfk_test_isa_name(isa));
     mlfk_test_expect_same_bits(what, split, serial, cn);
@@ -98,6 +110,7 @@ static void check_threads(int isa, int m, int n, int k) {
   free(bias);
   free(serial);
   free(split);
+  free(res);
 }
 
 int main(void) {
@@ -112,16 +125,19 @@ int main(void) {
     for (mi = 0; mi < sizeof ms / sizeof ms[0]; ++mi) {
       for (ni = 0; ni < sizeof ns / sizeof ns[0]; ++ni) {
         for (ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
-          check(isa, ms[mi], ns[ni], ks[ki], (int)((mi + ni + ki) % 2), -HUGE_VALF, HUGE_VALF);
+          check(isa, ms[mi], ns[ni], ks[ki], (int)((mi + ni + ki) % 2), (int)((mi + ni + ki) % 3 == 0),
+                -HUGE_VALF, HUGE_VALF);
         }
       }
     }
-    check(isa, 16, 40, 300, 1, 0.0f, HUGE_VALF);  /* Relu */
-    check(isa, 9, 33, 17, 1, -0.5f, 0.25f);       /* Clip */
-    check(isa, 24, 520, 20, 0, 0.0f, 6.0f);       /* N across the N block */
+    check(isa, 16, 40, 300, 1, 0, 0.0f, HUGE_VALF);  /* Relu */
+    check(isa, 16, 40, 300, 1, 1, 0.0f, HUGE_VALF);  /* residual, then Relu */
+    check(isa, 9, 33, 17, 1, 1, -0.5f, 0.25f);       /* residual, then Clip */
+    check(isa, 24, 520, 20, 0, 0, 0.0f, 6.0f);       /* N across the N block */
     check_nan(isa);
     check_threads(isa, 37, 70, 300);  /* rows: 4 panels and 5 rows */
     check_threads(isa, 9, 130, 20);   /* one panel: columns, the last 2 wide */
+    check_threads(isa, 37, 600, 40);  /* columns alone: 19 blocks */
   }
   return mlfk_test_finish("gemm_f32_test");
 }

@@ -100,23 +100,97 @@ MLFK_FN size_t mlfk_conv2d_f32_scratch(const mlfk_conv2d_f32_shape* s) {
   return direct ? 0 : (size_t)s->c * s->kh * s->kw * (size_t)s->chunk;
 }
 
-/* y = clamp(conv(x, w) + bias, lo, hi) as run `ex` says (NULL: the best
- * variant, serial); `scratch` holds mlfk_conv2d_f32_scratch(s) floats. With
- * threads, each chunk's columns are built by all of them (rows of cols)
- * before all of them multiply (rows and columns of the output): the chunk
- * and its scratch stay what the memory plan sized. */
+/* The serial path of one image, pixels [p0, p1): chunks of at most `chunk`
+ * pixels, each built in `scratch` (K x chunk floats) and multiplied. */
+MLFK_FN void mlfk_conv2d_f32_pixels(int isa, const mlfk_conv2d_f32_shape* s, const float* xn,
+                                    const float* packed_w, const float* bias, const float* rn,
+                                    float* yn, float* scratch, int p0, int p1, int chunk,
+                                    float lo, float hi) {
+  const int k = s->c * s->kh * s->kw, pixels = s->oh * s->ow;
+  int p;
+  for (p = p0; p < p1; p += chunk) {
+    const int count = p1 - p < chunk ? p1 - p : chunk;
+    mlfk_im2col_f32(s, xn, p, count, scratch);
+    mlfk_gemm_f32_with(isa, s->m, count, k, packed_w, scratch, count, bias, rn ? rn + p : NULL,
+                       yn + p, pixels, lo, hi);
+  }
+}
+
+/* Intra-op threads on an image of many pixels: task t takes the t-th range
+ * of output pixels and works through it alone, in chunks of chunk / tasks
+ * pixels built in its own slice of the scratch. One parallel region per
+ * image, and the columns a task builds are multiplied on the core that
+ * built them (splitting the columns' rows and the GEMM's rows instead moves
+ * every chunk between cores and costs two regions per chunk). A column's
+ * result does not depend on which chunk or tile holds it, so the bits are
+ * those of the serial path. */
+typedef struct {
+  int isa, tasks, sub;
+  const mlfk_conv2d_f32_shape* s;
+  const float* xn;
+  const float* packed_w;
+  const float* bias;
+  const float* rn;
+  float* yn;
+  float* scratch;
+  float lo, hi;
+} mlfk_conv2d_f32_job;
+
+MLFK_FN void mlfk_conv2d_f32_task(void* arg, int32_t task) {
+  const mlfk_conv2d_f32_job* j = (const mlfk_conv2d_f32_job*)arg;
+  const int k = j->s->c * j->s->kh * j->s->kw;
+  int p0, p1;
+  mlfk_split(j->s->oh * j->s->ow, j->tasks, task, &p0, &p1);
+  mlfk_conv2d_f32_pixels(j->isa, j->s, j->xn, j->packed_w, j->bias, j->rn, j->yn,
+                         j->scratch + (size_t)task * k * j->sub, p0, p1, j->sub, j->lo, j->hi);
+}
+
+/* Output pixels below which an image is not cut by pixels (the tasks' chunks
+ * would be too narrow for the GEMM tiles). */
+#define MLFK_CONV_MIN_TASK_PIXELS 64
+
+/* y = clamp(conv(x, w) + bias + res, lo, hi) as run `ex` says (NULL: the
+ * best variant, serial); res, a residual shaped like y (a fused Add), may be
+ * NULL; `scratch` holds mlfk_conv2d_f32_scratch(s) floats. With
+ * threads, an image of many pixels is cut by output pixels (see the job
+ * above); a small one builds its one chunk's columns with all threads (rows
+ * of cols) before all of them multiply (rows of the output). Either way the
+ * scratch stays what the memory plan sized. */
 MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_shape* s,
                                   const float* x, const float* packed_w, const float* bias,
-                                  float* y, float* scratch, float lo, float hi) {
+                                  const float* res, float* y, float* scratch, float lo,
+                                  float hi) {
   const int k = s->c * s->kh * s->kw;
   const int pixels = s->oh * s->ow;
   const size_t in_image = (size_t)s->c * s->h * s->w, out_image = (size_t)s->m * pixels;
+  const int isa = mlfk_exec_isa(ex);
+  /* At most one task per pixel of a chunk: each needs a slice of it. */
+  const int by_pixels = pixels / MLFK_CONV_MIN_TASK_PIXELS;
+  const int tasks = mlfk_exec_tasks(ex, by_pixels < s->chunk ? by_pixels : s->chunk);
   int n, p0;
   for (n = 0; n < s->n; ++n) {
     const float* xn = x + n * in_image;
     float* yn = y + n * out_image;
+    const float* rn = res ? res + n * out_image : NULL;
     if (mlfk_conv2d_f32_scratch(s) == 0) {
-      mlfk_gemm_f32_exec(ex, s->m, pixels, k, packed_w, xn, pixels, bias, yn, pixels, lo, hi);
+      mlfk_gemm_f32_exec(ex, s->m, pixels, k, packed_w, xn, pixels, bias, rn, yn, pixels, lo, hi);
+      continue;
+    }
+    if (tasks > 1) {
+      mlfk_conv2d_f32_job j;
+      j.isa = isa;
+      j.tasks = tasks;
+      j.sub = s->chunk / tasks > 0 ? s->chunk / tasks : 1;
+      j.s = s;
+      j.xn = xn;
+      j.packed_w = packed_w;
+      j.bias = bias;
+      j.rn = rn;
+      j.yn = yn;
+      j.scratch = scratch;
+      j.lo = lo;
+      j.hi = hi;
+      mlfk_exec_run(ex, mlfk_conv2d_f32_task, &j, tasks);
       continue;
     }
     for (p0 = 0; p0 < pixels; p0 += s->chunk) {
@@ -128,27 +202,28 @@ MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_sha
       j.parts = mlfk_exec_tasks(ex, k);
       j.cols = scratch;
       mlfk_exec_run(ex, mlfk_im2col_f32_task, &j, j.parts);
-      mlfk_gemm_f32_exec(ex, s->m, j.count, k, packed_w, scratch, j.count, bias, yn + p0, pixels,
-                         lo, hi);
+      mlfk_gemm_f32_exec(ex, s->m, j.count, k, packed_w, scratch, j.count, bias,
+                         rn ? rn + p0 : NULL, yn + p0, pixels, lo, hi);
     }
   }
 }
 
 /* The same with the variant `isa`, serial. */
 MLFK_FN void mlfk_conv2d_f32_with(int isa, const mlfk_conv2d_f32_shape* s, const float* x,
-                                  const float* packed_w, const float* bias, float* y,
-                                  float* scratch, float lo, float hi) {
+                                  const float* packed_w, const float* bias, const float* res,
+                                  float* y, float* scratch, float lo, float hi) {
   mlfk_exec ex;
   ex.isa = isa;
   ex.threads = 1;
   ex.parallel_for = NULL;
   ex.pool = NULL;
-  mlfk_conv2d_f32_exec(&ex, s, x, packed_w, bias, y, scratch, lo, hi);
+  mlfk_conv2d_f32_exec(&ex, s, x, packed_w, bias, res, y, scratch, lo, hi);
 }
 
 MLFK_FN void mlfk_conv2d_f32(const mlfk_conv2d_f32_shape* s, const float* x, const float* packed_w,
-                             const float* bias, float* y, float* scratch, float lo, float hi) {
-  mlfk_conv2d_f32_exec(NULL, s, x, packed_w, bias, y, scratch, lo, hi);
+                             const float* bias, const float* res, float* y, float* scratch,
+                             float lo, float hi) {
+  mlfk_conv2d_f32_exec(NULL, s, x, packed_w, bias, res, y, scratch, lo, hi);
 }
 
 #endif /* MLF_KERNEL_CONV_F32_H_ */

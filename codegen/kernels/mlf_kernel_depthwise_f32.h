@@ -142,7 +142,7 @@ typedef struct {
       const float* wp = w + (size_t)ch * s->kh * s->kw;                                       \
       float* yp = y + plane * out_plane;                                                      \
       const float b = bias ? bias[ch] : 0.0f;                                                 \
-      for (oy = 0; oy < s->oh; ++oy) {                                                        \
+      for (oy = oy0; oy < oy1; ++oy) {                                                        \
         float* MLFK_RESTRICT yr = yp + (size_t)oy * s->ow;                                    \
         const int iy0 = oy * s->sh - s->pad_top;                                              \
         if (s->kh == 3 && s->kw == 3 && iy0 >= 0 && iy0 + 2 * s->dh < s->h) {                 \
@@ -166,18 +166,18 @@ typedef struct {
 
 MLFK_FN void mlfk_depthwise2d_f32_portable(const mlfk_depthwise2d_f32_shape* s, const float* x,
                                            const float* w, const float* bias, float* y, float lo,
-                                           float hi, int plane0, int plane1) MLFK_DEPTHWISE_BODY
+                                           float hi, int plane0, int plane1, int oy0, int oy1) MLFK_DEPTHWISE_BODY
 
 #if MLFK_X86
 MLFK_TARGET("avx2,fma")
 MLFK_FN void mlfk_depthwise2d_f32_avx2(const mlfk_depthwise2d_f32_shape* s, const float* x,
                                        const float* w, const float* bias, float* y, float lo,
-                                       float hi, int plane0, int plane1) MLFK_DEPTHWISE_BODY
+                                       float hi, int plane0, int plane1, int oy0, int oy1) MLFK_DEPTHWISE_BODY
 
 MLFK_TARGET("avx512f,avx2,fma")
 MLFK_FN void mlfk_depthwise2d_f32_avx512(const mlfk_depthwise2d_f32_shape* s, const float* x,
                                          const float* w, const float* bias, float* y, float lo,
-                                         float hi, int plane0, int plane1) MLFK_DEPTHWISE_BODY
+                                         float hi, int plane0, int plane1, int oy0, int oy1) MLFK_DEPTHWISE_BODY
 #endif
 
 #undef MLFK_DEPTHWISE_BODY
@@ -185,29 +185,34 @@ MLFK_FN void mlfk_depthwise2d_f32_avx512(const mlfk_depthwise2d_f32_shape* s, co
 #undef MLFK_DEPTHWISE_ROW33
 #undef MLFK_DEPTHWISE_ROW_ANY
 
-/* Planes [plane0, plane1) (image n, channel c is plane n * C + c) of
- * y = clamp(depthwise(x, w) + bias, lo, hi) with the variant `isa`. */
-MLFK_FN void mlfk_depthwise2d_f32_planes(int isa, const mlfk_depthwise2d_f32_shape* s,
-                                         const float* x, const float* w, const float* bias,
-                                         float* y, float lo, float hi, int plane0, int plane1) {
+/* Output rows [oy0, oy1) of planes [plane0, plane1) (image n, channel c is
+ * plane n * C + c) of y = clamp(depthwise(x, w) + bias, lo, hi) with the
+ * variant `isa`. */
+MLFK_FN void mlfk_depthwise2d_f32_part(int isa, const mlfk_depthwise2d_f32_shape* s,
+                                       const float* x, const float* w, const float* bias,
+                                       float* y, float lo, float hi, int plane0, int plane1,
+                                       int oy0, int oy1) {
 #if MLFK_X86
   if (isa == MLFK_ISA_AVX512) {
-    mlfk_depthwise2d_f32_avx512(s, x, w, bias, y, lo, hi, plane0, plane1);
+    mlfk_depthwise2d_f32_avx512(s, x, w, bias, y, lo, hi, plane0, plane1, oy0, oy1);
     return;
   }
   if (isa == MLFK_ISA_AVX2) {
-    mlfk_depthwise2d_f32_avx2(s, x, w, bias, y, lo, hi, plane0, plane1);
+    mlfk_depthwise2d_f32_avx2(s, x, w, bias, y, lo, hi, plane0, plane1, oy0, oy1);
     return;
   }
 #endif
   (void)isa;
-  mlfk_depthwise2d_f32_portable(s, x, w, bias, y, lo, hi, plane0, plane1);
+  mlfk_depthwise2d_f32_portable(s, x, w, bias, y, lo, hi, plane0, plane1, oy0, oy1);
 }
 
-/* Intra-op threads: the planes cut into contiguous ranges, one per task;
- * each plane is computed as the serial code computes it. */
+/* Intra-op threads: the output rows of every plane cut into contiguous
+ * ranges, one per task, so a task reads and writes the same pixels as the
+ * convolutions around it (which cut by pixels); images of fewer rows than
+ * tasks are cut by planes. Each row is computed as the serial code computes
+ * it. */
 typedef struct {
-  int isa, parts;
+  int isa, parts, by_rows;
   const mlfk_depthwise2d_f32_shape* s;
   const float* x;
   const float* w;
@@ -218,9 +223,17 @@ typedef struct {
 
 MLFK_FN void mlfk_depthwise2d_f32_task(void* arg, int32_t task) {
   const mlfk_depthwise2d_f32_job* j = (const mlfk_depthwise2d_f32_job*)arg;
-  int p0, p1;
-  mlfk_split(j->s->n * j->s->c, j->parts, task, &p0, &p1);
-  mlfk_depthwise2d_f32_planes(j->isa, j->s, j->x, j->w, j->bias, j->y, j->lo, j->hi, p0, p1);
+  const int planes = j->s->n * j->s->c;
+  int b, e;
+  if (j->by_rows) {
+    mlfk_split(j->s->oh, j->parts, task, &b, &e);
+    mlfk_depthwise2d_f32_part(j->isa, j->s, j->x, j->w, j->bias, j->y, j->lo, j->hi, 0, planes, b,
+                              e);
+  } else {
+    mlfk_split(planes, j->parts, task, &b, &e);
+    mlfk_depthwise2d_f32_part(j->isa, j->s, j->x, j->w, j->bias, j->y, j->lo, j->hi, b, e, 0,
+                              j->s->oh);
+  }
 }
 
 /* y = clamp(depthwise(x, w) + bias, lo, hi) as run `ex` says (NULL: the
@@ -229,8 +242,10 @@ MLFK_FN void mlfk_depthwise2d_f32_exec(const mlfk_exec* ex, const mlfk_depthwise
                                        const float* x, const float* w, const float* bias,
                                        float* y, float lo, float hi) {
   mlfk_depthwise2d_f32_job j;
+  const int row_tasks = mlfk_exec_tasks(ex, s->oh);
   j.isa = mlfk_exec_isa(ex);
-  j.parts = mlfk_exec_tasks(ex, s->n * s->c);
+  j.by_rows = row_tasks == mlfk_exec_tasks(ex, s->n * s->c * s->oh);
+  j.parts = j.by_rows ? row_tasks : mlfk_exec_tasks(ex, s->n * s->c);
   j.s = s;
   j.x = x;
   j.w = w;
@@ -245,7 +260,7 @@ MLFK_FN void mlfk_depthwise2d_f32_exec(const mlfk_exec* ex, const mlfk_depthwise
 MLFK_FN void mlfk_depthwise2d_f32_with(int isa, const mlfk_depthwise2d_f32_shape* s, const float* x,
                                        const float* w, const float* bias, float* y, float lo,
                                        float hi) {
-  mlfk_depthwise2d_f32_planes(isa, s, x, w, bias, y, lo, hi, 0, s->n * s->c);
+  mlfk_depthwise2d_f32_part(isa, s, x, w, bias, y, lo, hi, 0, s->n * s->c, 0, s->oh);
 }
 
 MLFK_FN void mlfk_depthwise2d_f32(const mlfk_depthwise2d_f32_shape* s, const float* x,

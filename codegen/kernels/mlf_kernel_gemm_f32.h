@@ -1,6 +1,6 @@
 /* mlfkit kernel family gemm_f32 (codegen/kernels/README.md).
  *
- *   C[m][n] = clamp(bias[m] + sum_k A[m][k] * B[k][n], lo, hi)
+ *   C[m][n] = clamp(bias[m] + sum_k A[m][k] * B[k][n] + R[m][n], lo, hi)
  *
  * for 0 <= m < M, 0 <= n < N, with A constant and packed at export
  * (codegen/kernels/packing.h): the first M / 8 * 8 rows as panels of 8 rows,
@@ -8,7 +8,8 @@
  * then the M % 8 remaining rows row-major (element (8P + r, k) at
  * A[8P * K + r * K + k]). The packed form has exactly the bytes of the
  * original. B and C are row-major with row strides ldb and ldc; bias may be
- * NULL (zero). Sums run over k in ascending order in every variant, so the
+ * NULL (zero); R, a residual added after the sum (a fused Add), is NULL
+ * (zero) or row-major with C's stride ldc. Sums run over k in ascending order in every variant, so the
  * variants differ only by FMA rounding.
  *
  * Variants: portable C (the reference, and what firmware builds), AVX2+FMA
@@ -164,6 +165,26 @@ MLFK_FN void mlfk_gemm_f32_tile_avx512(int kc, const float* MLFK_RESTRICT a,
 }
 #endif /* MLFK_X86 */
 
+/* A residual (a fused Add) on a finished 8 x nr tile of C: c = c + res,
+ * clamped when `clamp`. A pass of its own over the tile, still in L1: with
+ * the residual inside the tiles, GCC spilled a B vector of the AVX-512 inner
+ * loop to the stack (ResNet18 20% slower). c + res is what the unfused Add
+ * computed from the stored sum, so the bits are the same. */
+MLFK_FN void mlfk_gemm_f32_residual(int rows, int nr, float* MLFK_RESTRICT c, ptrdiff_t ldc,
+                                    const float* MLFK_RESTRICT res, int clamp, float lo,
+                                    float hi) {
+  int r, j;
+  for (r = 0; r < rows; ++r) {
+    float* cr = c + r * ldc;
+    const float* rr = res + r * ldc;
+    if (clamp) {
+      for (j = 0; j < nr; ++j) cr[j] = mlfk_clamp(cr[j] + rr[j], lo, hi);
+    } else {
+      for (j = 0; j < nr; ++j) cr[j] = cr[j] + rr[j];
+    }
+  }
+}
+
 /* Columns per tile of each variant. */
 MLFK_FN int mlfk_gemm_f32_nr(int isa) {
   return isa == MLFK_ISA_AVX512 ? 32 : 8;
@@ -172,8 +193,8 @@ MLFK_FN int mlfk_gemm_f32_nr(int isa) {
 /* The M % 8 rows after the panels: row-major A, one output row at a time. */
 MLFK_FN void mlfk_gemm_f32_rows(int rows, int n, int k, const float* MLFK_RESTRICT a,
                                 const float* MLFK_RESTRICT b, ptrdiff_t ldb,
-                                const float* bias, float* MLFK_RESTRICT c, ptrdiff_t ldc,
-                                float lo, float hi, int clamp) {
+                                const float* bias, const float* res, float* MLFK_RESTRICT c,
+                                ptrdiff_t ldc, float lo, float hi, int clamp) {
   int r, j, kk;
   for (r = 0; r < rows; ++r) {
     float* cr = c + r * ldc;
@@ -185,6 +206,9 @@ MLFK_FN void mlfk_gemm_f32_rows(int rows, int n, int k, const float* MLFK_RESTRI
       const float* bk = b + kk * ldb;
       for (j = 0; j < n; ++j) cr[j] += av * bk[j];
     }
+    if (res) {
+      for (j = 0; j < n; ++j) cr[j] += res[r * ldc + j];
+    }
     if (clamp) {
       for (j = 0; j < n; ++j) cr[j] = mlfk_clamp(cr[j], lo, hi);
     }
@@ -194,8 +218,8 @@ MLFK_FN void mlfk_gemm_f32_rows(int rows, int n, int k, const float* MLFK_RESTRI
 /* The product with an explicit variant (tests force each one; isa must be
  * one the CPU supports, see mlfk_isa_supported). */
 MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, const float* b,
-                                ptrdiff_t ldb, const float* bias, float* c, ptrdiff_t ldc,
-                                float lo, float hi) {
+                                ptrdiff_t ldb, const float* bias, const float* res, float* c,
+                                ptrdiff_t ldc, float lo, float hi) {
   const int panels = m / MLFK_GEMM_MR;
   const int nr = mlfk_gemm_f32_nr(isa);
   /* lo = -inf, hi = +inf: no activation, and NaN must stay NaN. */
@@ -206,7 +230,7 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
     /* An empty sum: every element is the clamped bias. */
     for (p = 0; p < m; ++p) {
       for (j = 0; j < n; ++j) {
-        const float v = bias ? bias[p] : 0.0f;
+        const float v = (bias ? bias[p] : 0.0f) + (res ? res[p * ldc + j] : 0.0f);
         c[p * ldc + j] = clamp ? mlfk_clamp(v, lo, hi) : v;
       }
     }
@@ -217,7 +241,11 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
     for (k0 = 0; k0 < k; k0 += MLFK_GEMM_KC) {
       const int kc = k - k0 < MLFK_GEMM_KC ? k - k0 : MLFK_GEMM_KC;
       const int first = k0 == 0;
-      const int last = k0 + kc < k ? MLFK_NOT_LAST : clamp ? MLFK_LAST_CLAMP : MLFK_LAST;
+      const int final_block = k0 + kc >= k;
+      /* With a residual the tiles leave the clamp to mlfk_gemm_f32_residual. */
+      const int last = !final_block ? MLFK_NOT_LAST
+                       : clamp && !res ? MLFK_LAST_CLAMP
+                                       : MLFK_LAST;
       for (p = 0; p < panels; ++p) {
         const float* ap = a + (ptrdiff_t)p * MLFK_GEMM_MR * k + (ptrdiff_t)k0 * MLFK_GEMM_MR;
         const float* bp = bias ? bias + p * MLFK_GEMM_MR : NULL;
@@ -225,17 +253,21 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
           const int w = n0 + nc - j < nr ? n0 + nc - j : nr;
           const float* bj = b + k0 * ldb + j;
           float* cj = c + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j;
+          const float* rj = res ? res + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j : NULL;
 #if MLFK_X86
           if (isa == MLFK_ISA_AVX512) {
             mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
             continue;
           }
           if (isa == MLFK_ISA_AVX2) {
             mlfk_gemm_f32_tile_avx2(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
             continue;
           }
 #endif
           mlfk_gemm_f32_tile_portable(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+          if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
         }
       }
     }
@@ -243,7 +275,8 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
   if (m % MLFK_GEMM_MR) {
     const int done = panels * MLFK_GEMM_MR;
     mlfk_gemm_f32_rows(m - done, n, k, a + (ptrdiff_t)done * k, b, ldb, bias ? bias + done : NULL,
-                       c + (ptrdiff_t)done * ldc, ldc, lo, hi, clamp);
+                       res ? res + (ptrdiff_t)done * ldc : NULL, c + (ptrdiff_t)done * ldc, ldc, lo,
+                       hi, clamp);
   }
 }
 
@@ -253,12 +286,16 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
  * element is still computed by the same tile code over the same K blocks in
  * the same order as in one call, so the grid does not change a bit. */
 #define MLFK_GEMM_NSPLIT 32
+/* Blocks of MLFK_GEMM_NSPLIT columns per task from which C is cut by
+ * columns alone. */
+#define MLFK_GEMM_COLUMN_BLOCKS_PER_TASK 4
 
 typedef struct {
   int isa, m, n, k, tm, tn;
   const float* a;
   const float* b;
   const float* bias;
+  const float* res;
   float* c;
   ptrdiff_t ldb, ldc;
   float lo, hi;
@@ -278,15 +315,16 @@ MLFK_FN void mlfk_gemm_f32_task(void* arg, int32_t task) {
   n1 = ne * MLFK_GEMM_NSPLIT < g->n ? ne * MLFK_GEMM_NSPLIT : g->n;
   /* Rows from a panel boundary on are a packed matrix of their own. */
   mlfk_gemm_f32_with(g->isa, m1 - m0, n1 - n0, g->k, g->a + (ptrdiff_t)m0 * g->k, g->b + n0, g->ldb,
-                     g->bias ? g->bias + m0 : NULL, g->c + (ptrdiff_t)m0 * g->ldc + n0, g->ldc,
-                     g->lo, g->hi);
+                     g->bias ? g->bias + m0 : NULL,
+                     g->res ? g->res + (ptrdiff_t)m0 * g->ldc + n0 : NULL,
+                     g->c + (ptrdiff_t)m0 * g->ldc + n0, g->ldc, g->lo, g->hi);
 }
 
 /* The product as run `ex` says: its variant, split over its threads (NULL:
  * the best variant, serial). */
 MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const float* a,
-                                const float* b, ptrdiff_t ldb, const float* bias, float* c,
-                                ptrdiff_t ldc, float lo, float hi) {
+                                const float* b, ptrdiff_t ldb, const float* bias,
+                                const float* res, float* c, ptrdiff_t ldc, float lo, float hi) {
   const int panels = m / MLFK_GEMM_MR;
   const int um = panels > 0 ? panels : 1;
   const int un = n > 0 ? (n + MLFK_GEMM_NSPLIT - 1) / MLFK_GEMM_NSPLIT : 1;
@@ -294,19 +332,27 @@ MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const 
   mlfk_gemm_f32_job g;
   g.isa = mlfk_exec_isa(ex);
   if (tasks <= 1 || m <= 0 || n <= 0) {
-    mlfk_gemm_f32_with(g.isa, m, n, k, a, b, ldb, bias, c, ldc, lo, hi);
+    mlfk_gemm_f32_with(g.isa, m, n, k, a, b, ldb, bias, res, c, ldc, lo, hi);
     return;
   }
-  /* Rows first (each task then reads only its panels of A), columns when
-   * there are fewer panels than tasks. */
-  g.tm = um < tasks ? um : tasks;
-  g.tn = tasks / g.tm < un ? tasks / g.tm : un;
+  /* Columns when there are plenty (each task then reads only its part of B,
+   * and a convolution's next layer finds its pixels on the core that wrote
+   * them); otherwise rows first (each task reads only its panels of A), and
+   * columns too when there are fewer panels than tasks. */
+  if (un >= MLFK_GEMM_COLUMN_BLOCKS_PER_TASK * tasks) {
+    g.tm = 1;
+    g.tn = tasks;
+  } else {
+    g.tm = um < tasks ? um : tasks;
+    g.tn = tasks / g.tm < un ? tasks / g.tm : un;
+  }
   g.m = m;
   g.n = n;
   g.k = k;
   g.a = a;
   g.b = b;
   g.bias = bias;
+  g.res = res;
   g.c = c;
   g.ldb = ldb;
   g.ldc = ldc;
@@ -317,8 +363,9 @@ MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const 
 
 /* The product with the best variant this CPU has. */
 MLFK_FN void mlfk_gemm_f32(int m, int n, int k, const float* a, const float* b, ptrdiff_t ldb,
-                           const float* bias, float* c, ptrdiff_t ldc, float lo, float hi) {
-  mlfk_gemm_f32_with(mlfk_isa(), m, n, k, a, b, ldb, bias, c, ldc, lo, hi);
+                           const float* bias, const float* res, float* c, ptrdiff_t ldc, float lo,
+                           float hi) {
+  mlfk_gemm_f32_with(mlfk_isa(), m, n, k, a, b, ldb, bias, res, c, ldc, lo, hi);
 }
 
 #endif /* MLF_KERNEL_GEMM_F32_H_ */

@@ -114,12 +114,28 @@ Result<ConvShape> ConvShapeOf(const ir::Node& node, const ir::Graph& graph, bool
                           transposed);
 }
 
+bool HasResidual(const ir::Node& node) { return node.HasAttr(kResidualAttr); }
+
+// The residual of a fused Add (conv_kernel.h): present, shaped and typed
+// like the output.
+Status CheckResidual(const ir::Node& node, const ir::Graph& graph, DType t,
+                     const std::vector<int64_t>& shape) {
+  if (!node.HasInput(kResidualInput)) return NodeError(node, "the fused Add's residual input is missing");
+  const ir::Value& r = graph.value(node.inputs[kResidualInput]);
+  if (r.dtype != t || r.shape != shape) {
+    return NodeError(node, std::string("the fused Add's residual is ") + DTypeName(r.dtype) + " " + FormatShape(r.shape) +
+                               ", expected " + DTypeName(t) + " " + FormatShape(shape) + " like Y");
+  }
+  return Status::Ok();
+}
+
 Status InferConvFamily(const ir::Node& node, ir::Graph& graph, bool transposed) {
-  MLF_RETURN_IF_ERROR(CheckArity(node, 2, 3));
+  const bool residual = !transposed && HasResidual(node);
+  MLF_RETURN_IF_ERROR(CheckArity(node, 2, residual ? 4 : 3));
   MLF_RETURN_IF_ERROR(CheckPresent(node, 1, "W"));
   const DType t = graph.value(node.inputs[0]).dtype;
   MLF_RETURN_IF_ERROR(CheckDType(node, t, kFloatDTypes, "X"));
-  for (size_t i = 1; i < node.inputs.size(); ++i) {
+  for (size_t i = 1; i < node.inputs.size() && i < kResidualInput; ++i) {
     if (node.HasInput(i) && graph.value(node.inputs[i]).dtype != t) {
       return NodeError(node, std::string(i == 1 ? "W" : "B") + " is " +
                                  DTypeName(graph.value(node.inputs[i]).dtype) + ", expected " +
@@ -135,6 +151,7 @@ Status InferConvFamily(const ir::Node& node, ir::Graph& graph, bool transposed) 
   }
   std::vector<int64_t> shape = {s.n, s.m};
   shape.insert(shape.end(), s.w.out.begin(), s.w.out.end());
+  if (residual) MLF_RETURN_IF_ERROR(CheckResidual(node, graph, t, shape));
   SetOutput(node, graph, 0, t, shape);
   return CheckIndexable(node, graph);
 }
@@ -245,6 +262,8 @@ Status EvaluateConvFamily(const ir::Node& node, const std::vector<const ir::Host
     return NodeError(node, "weight W is packed for the kernel layer and cannot be evaluated");
   }
   const ir::HostTensor* b = in.size() > 2 ? in[2] : nullptr;
+  const ir::HostTensor* r = !transposed && HasResidual(node) && in.size() > kResidualInput
+                                ? in[kResidualInput] : nullptr;
   MLF_ASSIGN_OR_RETURN(ConvShape s, ComputeConvShape(node, in[0]->shape, in[1]->shape,
                                                      b ? &b->shape : nullptr, transposed));
   MLF_RETURN_IF_ERROR(CheckDType(node, in[0]->dtype, kFloatDTypes, "X"));
@@ -252,6 +271,9 @@ Status EvaluateConvFamily(const ir::Node& node, const std::vector<const ir::Host
   const bool has_act = HasFusedActivation(node);
   std::vector<int64_t> shape = {s.n, s.m};
   shape.insert(shape.end(), s.w.out.begin(), s.w.out.end());
+  if (HasResidual(node) && !transposed && (r == nullptr || r->shape != shape || r->dtype != in[0]->dtype)) {
+    return NodeError(node, "the fused Add's residual must be shaped and typed like Y");
+  }
   ir::HostTensor y = ir::HostTensor::Zeros(in[0]->dtype, shape);
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -259,7 +281,15 @@ Status EvaluateConvFamily(const ir::Node& node, const std::vector<const ir::Host
     if (transposed) {
       ConvTransposeLoops<T>(s, in[0]->data<T>(), in[1]->data<T>(), bias, y.data<T>());
     } else {
-      ConvLoops<T>(s, in[0]->data<T>(), in[1]->data<T>(), bias, y.data<T>(), act, has_act);
+      ConvLoops<T>(s, in[0]->data<T>(), in[1]->data<T>(), bias, y.data<T>(), act, has_act && !r);
+    }
+    if (r != nullptr) {
+      // The fused Add, then the activation, as the unfused nodes ran.
+      T* v = y.data<T>();
+      for (uint64_t i = 0; i < y.element_count(); ++i) {
+        v[i] = v[i] + r->data<T>()[i];
+        if (has_act) v[i] = static_cast<T>(act(static_cast<float>(v[i])));
+      }
     }
   };
   if (in[0]->dtype == DType::kFloat32) run(TypeTag<float>{});
@@ -557,7 +587,8 @@ Status EmitConvKernel(const EmitContext& ctx, const ConvShape& s, std::string* b
   c.Line("/* n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left, chunk */");
   c.Line("static const mlfk_conv2d_f32_shape shape = {" + init + "};");
   c.Line(std::string("mlfk_conv2d_f32_exec(") + EmitContext::kExec + ", &shape, in0, in1, " +
-         (ctx.node.HasInput(2) ? "in2" : "NULL") +
+         (ctx.node.HasInput(2) ? "in2" : "NULL") + ", " +
+         (HasResidual(ctx.node) ? EmitContext::In(kResidualInput) : std::string("NULL")) +
          ", out0, " + (ConvKernelScratch(s) ? "(float*)scratch" : "NULL") + ", " + clamp.lo + ", " +
          clamp.hi + ");");
   MLF_RETURN_IF_ERROR(EmitActivationLoop(ctx, clamp, s.n * s.m * w.OutElements(), c));
@@ -568,6 +599,9 @@ Status EmitConvKernel(const EmitContext& ctx, const ConvShape& s, std::string* b
 Status EmitConv(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(ConvShape s, ConvShapeOf(ctx.node, ctx.graph, false));
   MLF_RETURN_IF_ERROR(CheckActivationDType(ctx.node, ctx.input(0).dtype));
+  if (HasResidual(ctx.node) && !WeightIsPacked(ctx.node)) {
+    return NodeError(ctx.node, "a fused Add's residual needs the kernel layer's packed weight");
+  }
   if (ctx.node.attrs.count(kWeightLayoutAttr)) {
     if (!WeightIsPacked(ctx.node)) {
       return NodeError(ctx.node, "unknown weight layout in attribute '" + std::string(kWeightLayoutAttr) + "'");

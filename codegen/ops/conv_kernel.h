@@ -5,6 +5,7 @@
 #ifndef MLFKIT_CODEGEN_OPS_CONV_KERNEL_H_
 #define MLFKIT_CODEGEN_OPS_CONV_KERNEL_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "codegen/ir/graph.h"
@@ -16,6 +17,13 @@ namespace mlf::ops {
 inline constexpr char kWeightLayoutAttr[] = "mlf.weight_layout";
 // W[M][C][KH][KW] as gemm_f32's packed A (codegen/kernels/packing.h).
 inline constexpr char kGemmPanelsLayout[] = "gemm_f32_panels8";
+
+// Node attribute (int 1) saying that input 3 of a Conv is a residual added
+// to its output before the fused activation: an Add fused by
+// codegen/passes/fusion.h FuseResidualAdds, only into Convs that take
+// conv_f32 (the direct code has no residual).
+inline constexpr char kResidualAttr[] = "mlf.residual";
+inline constexpr size_t kResidualInput = 3;
 
 // Below this many multiply-accumulates a Conv keeps the direct code: tiny
 // convolutions (the firmware examples, LeNet-5) gain nothing from the im2col

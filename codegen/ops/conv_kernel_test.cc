@@ -227,6 +227,73 @@ INSTANTIATE_TEST_SUITE_P(
              {{"group", int64_t{4}}, {"pads", Ints{2, 0, 1, 3}}, {"dilations", Ints{2, 2}},
               {"mlf.activation", std::string("LeakyRelu")}, {"mlf.activation.alpha", 0.1}}}));
 
+// A Conv with a fused residual Add (kResidualAttr, input 3): the kernel adds
+// the residual to the finished sum and then clamps, as Add then Relu did.
+OpTest BuildResidual(const Ints& x, const Ints& w, bool bias, const Ints& r, Attrs attrs) {
+  OpTest t("Conv");
+  t.Input("x", DType::kFloat32, x);
+  t.Constant("w", RandomTensor(DType::kFloat32, w, 21));
+  if (bias) {
+    t.Constant("b", RandomTensor(DType::kFloat32, {w[0]}, 22));
+  } else {
+    t.OmittedInput();
+  }
+  t.Input("r", DType::kFloat32, r);
+  t.Output("y");
+  t.Attr(kResidualAttr, int64_t{1});
+  for (const auto& [k, v] : attrs) t.Attr(k, v);
+  return t;
+}
+
+TEST(ConvKernelTest, ResidualIsAddedBeforeTheClampInEvaluateAndGeneratedCode) {
+  // 3x3 pad 1 with bias and Relu (pixels cut into chunks), and 1x1 direct
+  // without bias or activation.
+  for (bool three : {true, false}) {
+    const Ints x = three ? Ints{1, 32, 30, 30} : Ints{2, 64, 20, 20};
+    const Ints w = three ? Ints{40, 32, 3, 3} : Ints{30, 64, 1, 1};
+    const Ints y = three ? Ints{1, 40, 30, 30} : Ints{2, 30, 20, 20};
+    Attrs attrs;
+    if (three) attrs = {{"pads", Ints{1, 1, 1, 1}}, {"mlf.activation", std::string("Relu")}};
+    OpTest t = BuildResidual(x, w, three, y, attrs);
+    ASSERT_TRUE(t.Infer().ok()) << t.Infer().ToString();
+    const std::vector<ir::HostTensor> in = {RandomTensor(DType::kFloat32, x, 23),
+                                            RandomTensor(DType::kFloat32, y, 25)};
+    auto want = t.Evaluate(in);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    // The reference itself: the plain Conv (no activation), plus r, then Relu.
+    Attrs plain_attrs;
+    if (three) plain_attrs = {{"pads", Ints{1, 1, 1, 1}}};
+    OpTest plain = Build({x, w, three, plain_attrs});
+    ASSERT_TRUE(plain.Infer().ok());
+    auto conv = plain.Evaluate({in[0]});
+    ASSERT_TRUE(conv.ok());
+    for (uint64_t i = 0; i < (*want)[0].element_count(); ++i) {
+      const float sum = (*conv)[0].data<float>()[i] + in[1].data<float>()[i];
+      ASSERT_EQ((*want)[0].data<float>()[i], three ? (sum > 0.0f ? sum : 0.0f) : sum) << i;
+    }
+    ASSERT_EQ(*passes::PackWeights(t.graph()), 1);
+    auto got = t.RunGenerated(in);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    Status close = AllClose(*got, *want, 1e-4, 1e-4);
+    EXPECT_TRUE(close.ok()) << close.ToString();
+    const Status cross = CrossCompile(t);
+    EXPECT_TRUE(cross.ok()) << cross.ToString();
+  }
+}
+
+TEST(ConvKernelTest, ResidualOfAnotherShapeOrTypeIsRefused) {
+  OpTest t = BuildResidual({1, 8, 8, 8}, {4, 8, 3, 3}, false, {1, 4, 7, 7}, {});
+  EXPECT_EQ(t.Infer().message(),
+            "node 'n0' (Conv): the fused Add's residual is float32 [1, 4, 7, 7], expected float32 "
+            "[1, 4, 6, 6] like Y");
+  OpTest missing("Conv");
+  missing.Input("x", DType::kFloat32, {1, 8, 8, 8});
+  missing.Constant("w", RandomTensor(DType::kFloat32, {4, 8, 3, 3}, 21));
+  missing.Output("y");
+  missing.Attr(kResidualAttr, int64_t{1});
+  EXPECT_EQ(missing.Infer().message(), "node 'n0' (Conv): the fused Add's residual input is missing");
+}
+
 TEST(ConvKernelTest, GroupedButNotDepthwiseStaysDirect) {
   OpTest t = Build({{1, 8, 10, 10}, {8, 2, 3, 3}, false, {{"group", int64_t{4}}}});
   ASSERT_TRUE(t.Infer().ok());

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "codegen/ops/conv_kernel.h"
 #include "codegen/ops/op.h"
 
 namespace mlf::passes {
@@ -241,6 +242,58 @@ Result<int> FuseBias(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op != "Add") continue;
     MLF_ASSIGN_OR_RETURN(bool done, FuseOneBias(g, i));
+    if (done) {
+      ++fused;
+      --i;
+    }
+  }
+  return fused;
+}
+
+// Add(Conv(...), r) with both operands float32 of one shape, the Conv's
+// output read by the Add only and the Conv taking conv_f32
+// (ops::ConvSuitsKernel) without an activation yet: the Conv takes r as its
+// residual (ops::kResidualInput) and writes the Add's output, saving a pass
+// over memory and keeping the sum on the core that computed it when threads
+// split the Conv. The Conv moves to the Add's place: r may be computed after
+// the Conv's old place, and everything the Conv reads is computed before the
+// Add. Results are the same bits: the kernel adds r to the finished sum, as
+// the Add did.
+Result<bool> FuseOneResidual(Graph& g, size_t add_index) {
+  const Node& add = g.nodes[add_index];
+  if (add.inputs.size() != 2 || !add.HasInput(0) || !add.HasInput(1) || add.outputs.size() != 1 ||
+      add.inputs[0] == add.inputs[1]) {
+    return false;
+  }
+  const ir::Value& a = g.value(add.inputs[0]);
+  const ir::Value& b = g.value(add.inputs[1]);
+  if (a.dtype != DType::kFloat32 || b.dtype != DType::kFloat32 || a.shape != b.shape) return false;
+  for (size_t side = 0; side < 2; ++side) {
+    const int operand = add.inputs[side], residual = add.inputs[1 - side];
+    const int producer = g.Producer(operand);
+    if (producer < 0 || SoleConsumer(g, operand) != static_cast<int>(add_index)) continue;
+    const Node& p = g.nodes[producer];
+    if (p.op != "Conv" || p.outputs.size() != 1 || p.HasAttr("mlf.activation") ||
+        p.HasAttr(ops::kResidualAttr) || !ops::ConvSuitsKernel(p, g)) {
+      continue;
+    }
+    Node fused = p;
+    SetInput(g, fused, ops::kResidualInput, residual);
+    fused.attrs[ops::kResidualAttr] = int64_t{1};
+    fused.outputs[0] = add.outputs[0];
+    RecordFused(fused, "Add");
+    g.nodes[add_index] = std::move(fused);
+    g.nodes.erase(g.nodes.begin() + producer);
+    return true;
+  }
+  return false;
+}
+
+Result<int> FuseResidualAdds(Graph& g) {
+  int fused = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op != "Add") continue;
+    MLF_ASSIGN_OR_RETURN(bool done, FuseOneResidual(g, i));
     if (done) {
       ++fused;
       --i;

@@ -4,6 +4,9 @@
 //     bias adjusted: both computed once here);
 //   - a constant per-channel Add folded into the bias of a preceding Conv or
 //     Gemm, and MatMul + constant Add turned into Gemm with C;
+//   - an Add of a Conv's output and another tensor of its shape taken into
+//     that Conv as a residual, when the Conv runs through the kernel layer
+//     (attribute "mlf.residual", codegen/ops/conv_kernel.h);
 //   - an elementwise activation (Relu, Clip, LeakyRelu, Sigmoid, Tanh,
 //     HardSigmoid, HardSwish) applied in its producer's store (node
 //     attribute "mlf.activation", see codegen/ops/op.h EmitContext).
@@ -22,6 +25,7 @@ namespace mlf::passes {
 // Each returns the number of fusions made.
 Result<int> FoldBatchNormalization(ir::Graph& graph);
 Result<int> FuseBias(ir::Graph& graph);
+Result<int> FuseResidualAdds(ir::Graph& graph);
 Result<int> FuseActivations(ir::Graph& graph);
 
 }  // namespace mlf::passes
