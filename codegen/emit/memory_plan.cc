@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -92,17 +93,52 @@ uint64_t PeakLiveBytes(const std::vector<Buffer>& buffers) {
   return peak;
 }
 
+bool ConcatInPlace(const ir::Graph& graph, size_t n) {
+  const ir::Node& node = graph.nodes[n];
+  if (node.op != "Concat" || node.outputs.size() != 1 || node.inputs.empty() ||
+      graph.IsOutput(node.outputs[0])) {
+    return false;
+  }
+  const ir::Value& out = graph.value(node.outputs[0]);
+  Result<int64_t> axis = node.Int("axis", 0);
+  const int64_t rank = static_cast<int64_t>(out.shape.size());
+  if (!axis.ok() || *axis < -rank || *axis >= rank) return false;
+  for (int64_t d = 0; d < (*axis < 0 ? *axis + rank : *axis); ++d) {
+    if (out.shape[static_cast<size_t>(d)] != 1) return false;
+  }
+  std::set<int> seen;
+  for (int id : node.inputs) {
+    if (id == ir::kNoValue || !seen.insert(id).second || graph.IsOutput(id)) return false;
+    const int producer = graph.Producer(id);
+    if (producer < 0 || producer >= static_cast<int>(n) || graph.nodes[producer].op == "Concat") return false;
+    const std::vector<int> readers = graph.Consumers(id);
+    if (readers.size() != 1 || readers[0] != static_cast<int>(n)) return false;
+    if (graph.value(id).dtype != out.dtype) return false;
+  }
+  return true;
+}
+
 Result<MemoryPlan> PlanMemory(const ir::Graph& graph, const std::vector<uint64_t>& scratch_bytes) {
   const std::set<int> outputs(graph.outputs.begin(), graph.outputs.end());
+  MemoryPlan plan;
+  std::map<int, int> slice_of;  // input value of an in-place Concat -> that Concat's node index
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!ConcatInPlace(graph, n)) continue;
+    plan.elided_nodes.insert(static_cast<int>(n));
+    for (int id : graph.nodes[n].inputs) slice_of[id] = static_cast<int>(n);
+  }
   std::vector<Buffer> buffers;
   std::vector<int> owners;  // value id, or -(node index + 1) for scratch
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     for (int id : graph.nodes[n].outputs) {
-      if (outputs.count(id)) continue;
+      if (outputs.count(id) || slice_of.count(id)) continue;
       const ir::Value& v = graph.value(id);
       MLF_ASSIGN_OR_RETURN(uint64_t size, ByteSize(v.dtype, v.shape));
       Buffer b{size, static_cast<int>(n), static_cast<int>(n)};
       for (int consumer : graph.Consumers(id)) b.last = std::max(b.last, consumer);
+      if (plan.elided_nodes.count(static_cast<int>(n))) {
+        for (int in : graph.nodes[n].inputs) b.first = std::min(b.first, graph.Producer(in));
+      }
       buffers.push_back(b);
       owners.push_back(id);
     }
@@ -111,7 +147,6 @@ Result<MemoryPlan> PlanMemory(const ir::Graph& graph, const std::vector<uint64_t
       owners.push_back(-static_cast<int>(n) - 1);
     }
   }
-  MemoryPlan plan;
   const std::vector<uint64_t> offsets = PlaceBuffers(buffers, &plan.workspace_bytes);
   plan.lower_bound_bytes = PeakLiveBytes(buffers);
   for (size_t i = 0; i < buffers.size(); ++i) {
@@ -119,6 +154,16 @@ Result<MemoryPlan> PlanMemory(const ir::Graph& graph, const std::vector<uint64_t
       plan.value_offsets[owners[i]] = offsets[i];
     } else {
       plan.scratch_offsets[-owners[i] - 1] = offsets[i];
+    }
+  }
+  // Each in-place Concat's inputs, one after the other inside its output.
+  for (int n : plan.elided_nodes) {
+    uint64_t at = plan.value_offsets.at(graph.nodes[static_cast<size_t>(n)].outputs[0]);
+    for (int id : graph.nodes[static_cast<size_t>(n)].inputs) {
+      plan.value_offsets[id] = at;
+      const ir::Value& v = graph.value(id);
+      MLF_ASSIGN_OR_RETURN(uint64_t size, ByteSize(v.dtype, v.shape));
+      at += size;
     }
   }
   return plan;

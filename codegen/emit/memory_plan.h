@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "artifact/base/status.h"
@@ -31,6 +32,10 @@ struct Buffer {
 struct MemoryPlan {
   std::map<int, uint64_t> value_offsets;    // intermediate value id -> offset
   std::map<int, uint64_t> scratch_offsets;  // node index -> offset of its scratch
+  // Concat nodes done by the plan itself: each input is placed in its slice
+  // of the output, so its producer writes it there and the node has nothing
+  // left to do (see ConcatInPlace).
+  std::set<int> elided_nodes;
   uint64_t workspace_bytes = 0;             // end of the last buffer (offsets are aligned)
   uint64_t lower_bound_bytes = 0;
 };
@@ -41,7 +46,16 @@ std::vector<uint64_t> PlaceBuffers(const std::vector<Buffer>& buffers, uint64_t*
 // The largest sum of sizes of buffers live at the same node index.
 uint64_t PeakLiveBytes(const std::vector<Buffer>& buffers);
 
+// Whether node `n` is a Concat the plan can do in place: its output is an
+// intermediate value whose slices along the axis are contiguous (every
+// dimension before the axis is 1), and every input is a distinct
+// intermediate value of its dtype, written by an earlier node that is not a
+// Concat and read by this node only.
+bool ConcatInPlace(const ir::Graph& graph, size_t n);
+
 // Plans `graph`; `scratch_bytes[n]` is node n's scratch need (0 for none).
+// An in-place Concat's output lives from its first input's producer to its
+// last reader, and its inputs get offsets inside it.
 Result<MemoryPlan> PlanMemory(const ir::Graph& graph, const std::vector<uint64_t>& scratch_bytes);
 
 }  // namespace mlf::emit

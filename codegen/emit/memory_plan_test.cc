@@ -81,5 +81,50 @@ TEST(MemoryPlanTest, PlansAGraph) {
   EXPECT_EQ(plan->workspace_bytes, 2560u);
 }
 
+// x -> a, x -> b, Concat(a, b) -> c, Relu(c) -> y: a and b are placed one
+// after the other inside c, whose life starts with a's producer; the Concat
+// is elided. A Concat whose input is read elsewhere, or whose output is a
+// graph output, or whose slices are not contiguous, copies.
+TEST(MemoryPlanTest, ConcatInPlace) {
+  ir::Graph g;
+  auto value = [&](const char* name, std::vector<int64_t> shape) {
+    ir::Value v;
+    v.name = name;
+    v.shape = shape;
+    return g.AddValue(v);
+  };
+  const int x = value("x", {1, 4, 8}), a = value("a", {1, 4, 8}), b = value("b", {1, 2, 8}),
+            c = value("c", {1, 6, 8}), y = value("y", {1, 6, 8});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.nodes.push_back({"n0", "Relu", {x}, {a}, {}});
+  g.nodes.push_back({"n1", "Slice", {x}, {b}, {}});
+  g.nodes.push_back({"n2", "Concat", {a, b}, {c}, {{"axis", int64_t{-2}}}});
+  g.nodes.push_back({"n3", "Relu", {c}, {y}, {}});
+  auto plan = PlanMemory(g, {0, 0, 0, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->elided_nodes, std::set<int>{2});
+  EXPECT_EQ(plan->value_offsets.at(a), plan->value_offsets.at(c));
+  EXPECT_EQ(plan->value_offsets.at(b), plan->value_offsets.at(c) + 4 * 8 * 4);
+  EXPECT_EQ(plan->workspace_bytes, 6u * 8 * 4);
+
+  // Slices along axis 2 of [1, 6, 8] are not contiguous.
+  g.nodes[2].attrs["axis"] = int64_t{2};
+  EXPECT_FALSE(ConcatInPlace(g, 2));
+  g.nodes[2].attrs["axis"] = int64_t{1};
+  EXPECT_TRUE(ConcatInPlace(g, 2));
+  // a also read by n3.
+  g.nodes[3].inputs = {c, a};
+  EXPECT_FALSE(ConcatInPlace(g, 2));
+  g.nodes[3].inputs = {c};
+  // The Concat's output is the graph's output.
+  g.outputs = {c};
+  EXPECT_FALSE(ConcatInPlace(g, 2));
+  g.outputs = {y};
+  // A graph input as an operand.
+  g.nodes[2].inputs = {a, x};
+  EXPECT_FALSE(ConcatInPlace(g, 2));
+}
+
 }  // namespace
 }  // namespace mlf::emit

@@ -200,9 +200,14 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
   std::string calls;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const NodeFunction& f = functions[n];
-    src << f.definition << "\n";
-    std::string args;
     const ir::Node& node = g.nodes[n];
+    if (plan.elided_nodes.count(static_cast<int>(n))) {
+      // Its inputs were written into their slices of its output.
+      calls += "  /* " + f.name + ": done in place by the memory plan */\n";
+    } else {
+      src << f.definition << "\n";
+    }
+    std::string args;
     for (int id : f.params) {
       const bool writable = std::find(node.outputs.begin(), node.outputs.end(), id) != node.outputs.end();
       args += (args.empty() ? "" : ", ") + Cast(g, id, writable, place.expr.at(id));
@@ -210,7 +215,7 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
     if (f.needs_scratch) args += (args.empty() ? "" : ", ") + std::string("(void*)(ws + ") +
                                  std::to_string(plan.scratch_offsets.at(static_cast<int>(n))) + ")";
     if (f.needs_exec) args += (args.empty() ? "" : ", ") + std::string("&kex");
-    calls += "  " + f.name + "(" + args + ");\n";
+    if (!plan.elided_nodes.count(static_cast<int>(n))) calls += "  " + f.name + "(" + args + ");\n";
     const ops::OpDef* def = ops::FindOp(node.op);
     MLF_ASSIGN_OR_RETURN(std::string source_op, node.String("mlf.source_op", node.op));
     OperatorInfo info{node.name, {source_op}, def && def->macs ? def->macs(node, g) : 0};
