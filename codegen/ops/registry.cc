@@ -22,6 +22,7 @@ const std::vector<OpDef>& Table() {
     RegisterGatherOps(t);
     RegisterCastOps(t);
     RegisterResizeOps(t);
+    RegisterQuantizeOps(t);
     return t;
   }();
   return *table;
