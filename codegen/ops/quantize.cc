@@ -10,7 +10,6 @@
 // Models of opsets 10-12 reach these operators converted to opset 13 by the
 // front end (the forms agree: opset 13 only adds `axis`).
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "codegen/ops/op.h"
@@ -29,24 +28,6 @@ struct LinearPlan {
   bool has_zero_point = false;
   int64_t outer = 1, channels = 1, inner = 1;
 };
-
-// Input `index` (named `what`) must hold a finite, non-zero scale in every
-// element when it is a constant.
-Status CheckConstantScale(const ir::Node& node, const InputInfo& scale, size_t index,
-                          const std::string& what) {
-  if (scale.data == nullptr) return Status::Ok();
-  for (uint64_t i = 0; i < scale.data->element_count(); ++i) {
-    const double s = scale.data->GetDouble(i);
-    if (s == 0 || !std::isfinite(s)) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%g", s);
-      return NodeError(node, "input " + std::to_string(index) + " (" + what + ") element " +
-                                 std::to_string(i) + " is " + text +
-                                 "; a scale must be finite and non-zero");
-    }
-  }
-  return Status::Ok();
-}
 
 // The layout of scale (input 1) and zero point (input 2) against x (input 0):
 // a one-element scale is per tensor; a 1-D one per axis `axis`.
@@ -69,7 +50,7 @@ Result<LinearPlan> PlanLinear(const ir::Node& node, const std::vector<InputInfo>
     return NodeError(node, zp_what + " has shape " + FormatShape(in[2].shape) + ", but " +
                                scale_what + " has shape " + FormatShape(scale->shape));
   }
-  MLF_RETURN_IF_ERROR(CheckConstantScale(node, *scale, 1, scale_name));
+  MLF_RETURN_IF_ERROR(quant::CheckConstantScale(node, *scale, scale_what));
   if (count != 1) {
     MLF_ASSIGN_OR_RETURN(int64_t axis_attr, node.Int("axis", 1));
     MLF_ASSIGN_OR_RETURN(size_t axis, NormalizeAxis(node, axis_attr, x.size(), "axis"));

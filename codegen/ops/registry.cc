@@ -23,6 +23,7 @@ const std::vector<OpDef>& Table() {
     RegisterCastOps(t);
     RegisterResizeOps(t);
     RegisterQuantizeOps(t);
+    RegisterQLinearOps(t);
     return t;
   }();
   return *table;

@@ -32,9 +32,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "artifact/format/dtype.h"
+#include "codegen/ops/op_util.h"
 
 namespace mlf::ops::quant {
 
@@ -95,6 +97,24 @@ inline int64_t Requantize(int32_t acc, double multiplier, int64_t zero_point, QR
 inline int32_t AccumulateWrapping(int32_t acc, int64_t a, int64_t b) {
   const uint32_t sum = static_cast<uint32_t>(acc) + static_cast<uint32_t>(a * b);
   return static_cast<int32_t>(sum);
+}
+
+// A constant scale (input `what`, e.g. "input 1 (y_scale)") must be finite
+// and non-zero in every element; a scale computed at run time is not checked
+// (0 then gives infinities and NaN, which saturate and quantize as above).
+inline Status CheckConstantScale(const ir::Node& node, const InputInfo& scale,
+                                 const std::string& what) {
+  if (scale.data == nullptr) return Status::Ok();
+  for (uint64_t i = 0; i < scale.data->element_count(); ++i) {
+    const double s = scale.data->GetDouble(i);
+    if (s == 0 || !std::isfinite(s)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", s);
+      return NodeError(node, what + " element " + std::to_string(i) + " is " + text +
+                                 "; a scale must be finite and non-zero");
+    }
+  }
+  return Status::Ok();
 }
 
 // ---- The same in generated C ----
