@@ -129,9 +129,9 @@ Result<QuantPlan> PlanQuant(const ir::Node& node, const std::vector<InputInfo>& 
   p.out = y_zp->dtype;
   MLF_ASSIGN_OR_RETURN(p.x_scale, ParamLayout(node, in, static_cast<size_t>(s.x_scale), nm.x_scale, x_rows, true, x_per));
   MLF_ASSIGN_OR_RETURN(p.w_scale, ParamLayout(node, in, static_cast<size_t>(s.w_scale), nm.w_scale, w_cols, false, w_per));
-  MLF_ASSIGN_OR_RETURN(Per y_scale, ParamLayout(node, in, static_cast<size_t>(s.y_scale), nm.y_scale, -1, true, ""));
+  // y's scale is read as one value: checked, not kept.
+  MLF_RETURN_IF_ERROR(ParamLayout(node, in, static_cast<size_t>(s.y_scale), nm.y_scale, -1, true, "").status());
   MLF_ASSIGN_OR_RETURN(p.y_zp, ParamLayout(node, in, static_cast<size_t>(s.y_zp), nm.y_zp, -1, true, ""));
-  (void)y_scale;
   return p;
 }
 

@@ -9,7 +9,6 @@
 // so is a constant int32 zero point of DequantizeLinear (0, as ONNX requires).
 // Models of opsets 10-12 reach these operators converted to opset 13 by the
 // front end (the forms agree: opset 13 only adds `axis`).
-#include <cmath>
 #include <string>
 
 #include "codegen/ops/op.h"
