@@ -91,6 +91,7 @@ const std::set<std::string> kOps = {
     "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization", "Flatten",
     "Reshape", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze", "Pad",
     "ReduceMean", "ReduceSum", "ReduceMax", "Identity", "Dropout", "Exp", "Log", "Sqrt", "Pow",
+    "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearMatMul", "QLinearConv", "MatMulInteger", "ConvInteger",
     "Abs", "Neg", "Erf", "Gather", "Resize"};
 // Operators allowed only because they normally fold away.
 const std::set<std::string> kHelpers = {"Constant", "Shape", "Size", "Cast", "ConstantOfShape",

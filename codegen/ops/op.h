@@ -112,6 +112,8 @@ void RegisterSlicePadOps(std::vector<OpDef>* table);
 void RegisterGatherOps(std::vector<OpDef>* table);
 void RegisterCastOps(std::vector<OpDef>* table);
 void RegisterResizeOps(std::vector<OpDef>* table);
+void RegisterQuantizeOps(std::vector<OpDef>* table);
+void RegisterQLinearOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -22,6 +22,8 @@ const std::vector<OpDef>& Table() {
     RegisterGatherOps(t);
     RegisterCastOps(t);
     RegisterResizeOps(t);
+    RegisterQuantizeOps(t);
+    RegisterQLinearOps(t);
     return t;
   }();
   return *table;

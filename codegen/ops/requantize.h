@@ -1,0 +1,164 @@
+// The integer semantics of ONNX's quantized operators, in one place: how a
+// real value becomes a quantized integer (QuantizeLinear, DynamicQuantize-
+// Linear), how a quantized integer becomes a real value (DequantizeLinear),
+// and how an int32 accumulator of products of zero-point-adjusted integers
+// becomes the output's quantized integer (QLinearMatMul, QLinearConv).
+// quantize.cc and qlinear.cc evaluate with these functions and emit C text
+// from the Emit* functions here, which computes the same bits; a later
+// lowering pass (issue 14, step 2) reuses both.
+//
+// The rules (ONNX's, with the choices ONNX leaves open made explicit):
+//
+//   quantize    q = saturate(round_half_even(x / scale) + zero_point), the
+//               division in float32 (as ONNX's reference and ONNX Runtime);
+//               NaN gives the zero point; +-inf saturate;
+//   dequantize  y = (float)(x - zero_point) * scale in float32, the
+//               difference taken in int64 (exact for int32 inputs);
+//   requantize  q = saturate(round_half_even(acc * m) + zero_point) with the
+//               real multiplier m = (double)in_scale * (double)w_scale /
+//               (double)out_scale and the product acc * m in double: the
+//               exact value of the integer pipeline up to double rounding,
+//               which a fixed-point multiplier + shift (TFLite's scheme, the
+//               fast kernels' later) approximates;
+//   accumulate  sum of (a - a_zero_point) * (b - b_zero_point) (+ bias) in
+//               int32 that wraps on overflow (computed as uint32), as the
+//               integer kernels of every runtime do.
+//
+// round_half_even is written out (floor, then a tie to the even neighbour),
+// not rint/nearbyint, so the result does not depend on the floating-point
+// environment's rounding mode of the process that runs the code.
+#ifndef MLFKIT_CODEGEN_OPS_REQUANTIZE_H_
+#define MLFKIT_CODEGEN_OPS_REQUANTIZE_H_
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "artifact/format/dtype.h"
+#include "codegen/ops/op_util.h"
+
+namespace mlf::ops::quant {
+
+// The integers of a quantized dtype: int8 [-128, 127], uint8 [0, 255],
+// int32 (the accumulator and bias dtype) its full range.
+struct QRange {
+  int64_t min = 0, max = 0;
+};
+inline QRange RangeOf(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8: return {-128, 127};
+    case DType::kUInt8: return {0, 255};
+    default: return {INT32_MIN, INT32_MAX};
+  }
+}
+
+// Rounds to the nearest integer, ties to even (v finite or infinite).
+inline double RoundHalfEven(double v) {
+  double r = std::floor(v);
+  const double f = v - r;  // exact: v and floor(v) are close in magnitude
+  if (f > 0.5 || (f == 0.5 && std::fmod(r, 2.0) != 0.0)) r += 1.0;
+  return r;
+}
+
+// saturate(round_half_even(v) + zero_point) into `range`; NaN gives the zero
+// point.
+inline int64_t SaturateRound(double v, int64_t zero_point, QRange range) {
+  double r = std::isnan(v) ? 0.0 : RoundHalfEven(v);
+  r += static_cast<double>(zero_point);
+  if (r < static_cast<double>(range.min)) return range.min;
+  if (r > static_cast<double>(range.max)) return range.max;
+  return static_cast<int64_t>(r);
+}
+
+// QuantizeLinear of one element.
+inline int64_t Quantize(float x, float scale, int64_t zero_point, QRange range) {
+  const float v = x / scale;  // float32, as ONNX specifies
+  return SaturateRound(static_cast<double>(v), zero_point, range);
+}
+
+// DequantizeLinear of one element.
+inline float Dequantize(int64_t x, int64_t zero_point, float scale) {
+  return static_cast<float>(x - zero_point) * scale;
+}
+
+// The real multiplier of requantization.
+inline double Multiplier(float in_scale, float w_scale, float out_scale) {
+  return static_cast<double>(in_scale) * static_cast<double>(w_scale) /
+         static_cast<double>(out_scale);
+}
+
+// Requantization of one int32 accumulator.
+inline int64_t Requantize(int32_t acc, double multiplier, int64_t zero_point, QRange range) {
+  return SaturateRound(static_cast<double>(acc) * multiplier, zero_point, range);
+}
+
+// int32 accumulation that wraps: acc + a * b computed in uint32.
+inline int32_t AccumulateWrapping(int32_t acc, int64_t a, int64_t b) {
+  const uint32_t sum = static_cast<uint32_t>(acc) + static_cast<uint32_t>(a * b);
+  return static_cast<int32_t>(sum);
+}
+
+// A constant scale (input `what`, e.g. "input 1 (y_scale)") must be finite
+// and non-zero in every element; a scale computed at run time is not checked
+// (0 then gives infinities and NaN, which saturate and quantize as above).
+inline Status CheckConstantScale(const ir::Node& node, const InputInfo& scale,
+                                 const std::string& what) {
+  if (scale.data == nullptr) return Status::Ok();
+  for (uint64_t i = 0; i < scale.data->element_count(); ++i) {
+    const double s = scale.data->GetDouble(i);
+    if (s == 0 || !std::isfinite(s)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", s);
+      return NodeError(node, what + " element " + std::to_string(i) + " is " + text +
+                                 "; a scale must be finite and non-zero");
+    }
+  }
+  return Status::Ok();
+}
+
+// ---- The same in generated C ----
+//
+// Statements (each line starting with `indent`) that store into the C lvalue
+// `dst` of C type `ctype`: saturate(round_half_even(`value`) + `zero_point`)
+// into `range`, where `value` is a C expression of type double (evaluated
+// once) and `zero_point` one of an integer type. Opens its own block, so it
+// may be used several times in one scope.
+inline std::string EmitSaturateRound(const std::string& indent, const std::string& dst,
+                                     const std::string& ctype, const std::string& value,
+                                     const std::string& zero_point, QRange range) {
+  const std::string lo = std::to_string(range.min) + ".0", hi = std::to_string(range.max) + ".0";
+  std::string s;
+  s += indent + "{\n";
+  s += indent + "  const double v_ = " + value + ";\n";
+  s += indent + "  double r_ = floor(v_);\n";
+  s += indent + "  const double f_ = v_ - r_;\n";
+  s += indent + "  if (f_ > 0.5 || (f_ == 0.5 && fmod(r_, 2.0) != 0.0)) r_ += 1.0;\n";
+  s += indent + "  if (v_ != v_) r_ = 0.0; /* NaN: the zero point */\n";
+  s += indent + "  r_ += (double)(" + zero_point + ");\n";
+  s += indent + "  " + dst + " = (" + ctype + ")(r_ < " + lo + " ? " + lo + " : (r_ > " + hi +
+       " ? " + hi + " : r_));\n";
+  s += indent + "}\n";
+  return s;
+}
+
+// The C expression of Quantize's value: (double)(x / scale) in float32.
+inline std::string EmitQuantizeValue(const std::string& x, const std::string& scale) {
+  return "(double)((float)(" + x + ") / (" + scale + "))";
+}
+
+// The C expression of Dequantize (float).
+inline std::string EmitDequantize(const std::string& x, const std::string& zero_point,
+                                  const std::string& scale) {
+  return "(float)((int64_t)(" + x + ") - (int64_t)(" + zero_point + ")) * (" + scale + ")";
+}
+
+// The C expression of Multiplier (double), from three float expressions.
+inline std::string EmitMultiplier(const std::string& in_scale, const std::string& w_scale,
+                                  const std::string& out_scale) {
+  return "(double)(" + in_scale + ") * (double)(" + w_scale + ") / (double)(" + out_scale + ")";
+}
+
+}  // namespace mlf::ops::quant
+
+#endif  // MLFKIT_CODEGEN_OPS_REQUANTIZE_H_
