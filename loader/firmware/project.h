@@ -14,6 +14,7 @@
 #ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_H_
 #define MLFKIT_LOADER_FIRMWARE_PROJECT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,9 @@
 namespace mlf::firmware {
 
 struct ProjectOptions {
-  std::string platform = "host";               // platform.h
+  std::string platform = "host";               // platform.h: a --platform name
+  // The target when set (ResolveBoard, platform.h: --board), else `platform`.
+  std::optional<Platform> target;
   std::vector<SampleInputSpec> sample_inputs;  // sample_input.h
   VerifyOptions verify;                        // signature policy and reader limits
   // Modules of a foreign archive (TVM's: tvm_wing::FirmwareModules() of the

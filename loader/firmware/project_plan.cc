@@ -209,6 +209,9 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
   }
   plan->include_dirs = {"codegen/host/include"};
   if (plan->platform.cortex_m) plan->defines.push_back("MLF_SEMIHOSTING");
+  if (plan->platform.cortex_m && plan->platform.board.console != ConsoleKind::kSemihosting) {
+    plan->defines.push_back("MLF_UART_CONSOLE");
+  }
   if (plan->tvm) {
     bool bundled = false;
     for (const ModulePlan& m : plan->modules) bundled |= m.metadata->tvm->bundled_runtime;
