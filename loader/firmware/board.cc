@@ -181,6 +181,16 @@ Status CheckMemory(const Board& b, const std::string& file) {
                    "region " + r.name + " ends at " + Hex(r.base + r.size) +
                        ", beyond the 32-bit address space");
     }
+    // The name goes into the script's MEMORY command, where these are commands
+    // or abbreviations of ORIGIN and LENGTH.
+    static const char* const kLinkerWords[] = {
+        "MEMORY", "SECTIONS", "ORIGIN", "LENGTH", "INCLUDE", "ENTRY", "NOLOAD", "AT", "ALIGN", "KEEP",
+        "PROVIDE", "PROVIDE_HIDDEN", "ASSERT", "INPUT", "GROUP", "o", "org", "l", "len"};
+    for (const char* word : kLinkerWords) {
+      if (r.name == word) {
+        return Field(file, field + ".name", "region name " + r.name + " is a word of linker scripts");
+      }
+    }
     for (size_t j = 0; j < i; ++j) {
       const MemoryRegion& o = b.memory[j];
       if (o.name == r.name) {

@@ -102,6 +102,10 @@ TEST(BoardTest, InconsistenciesNameTheField) {
   EXPECT_EQ(Error(Edit(kGood, "size: 8192", "size: 0xfffffffc")),
             "board.yaml: memory[1].size: region RAM ends at 0x11ffffffc, beyond the 32-bit "
             "address space");
+  EXPECT_EQ(Error(Edit(Edit(kGood, "{name: RAM,", "{name: INCLUDE,"), "io: RAM", "io: INCLUDE")),
+            "board.yaml: memory[1].name: region name INCLUDE is a word of linker scripts");
+  EXPECT_EQ(Error(Edit(kGood, "{name: RAM,", "{name: FLASH,")),
+            "board.yaml: memory[1].name: region name FLASH is also memory[0]'s");
   EXPECT_EQ(Error("name: [unclosed"), "board.yaml:1: not valid YAML: end of sequence flow not found");
 }
 

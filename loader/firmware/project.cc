@@ -101,12 +101,18 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
   }
   MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input, foreign));
   for (const VendorLibrary& lib : vendor) files.insert(files.end(), lib.files.begin(), lib.files.end());
+  FitReport fit;
+  if (platform.cortex_m && options.measure_fit) {
+    MLF_ASSIGN_OR_RETURN(fit, MeasureFit(plan, files));
+    if (fit.measured) MLF_RETURN_IF_ERROR(CheckFit(fit, platform));
+  }
   MLF_RETURN_IF_ERROR(WriteProject(dir, files));
   GeneratedProject project;
   project.platform = platform;
   for (const ModulePlan& m : plan.modules) project.modules.push_back(m.name);
   for (const ProjectFile& f : files) project.files.push_back(f.path);
   project.report = std::move(input.report);
+  project.fit = std::move(fit);
   return project;
 }
 

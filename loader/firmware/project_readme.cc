@@ -153,6 +153,35 @@ std::string MemoryMap(const Platform& p) {
          "semihosting.\n";
 }
 
+// How a linker script of the user's own places the model's memory.
+std::string Sections(const Platform& p) {
+  if (!p.cortex_m) return "";
+  return "## Placing the model's memory in your own firmware\n\n"
+         "`" + LinkerScriptPath(p.board) + "` is generated from the board description; a firmware "
+         "of your own has its own linker script. Every array of the model's memory is in a "
+         "section named after it (`-fdata-sections`), and `src/model_data.h` defines a macro "
+         "in front of each kind, empty unless your build defines it:\n\n"
+         "| macro | what | default section |\n| --- | --- | --- |\n"
+         "| `MLF_SECTION_CONSTANTS` | parameters (`parameters/`) | `.rodata.mlf_<module>_constants` |\n"
+         "| `MLF_SECTION_SAMPLES` | sample inputs | `.rodata.mlf_sample_<module>_<input>` |\n"
+         "| `MLF_SECTION_WORKSPACE` | workspaces | `.bss.mlf_workspace_<module>` |\n"
+         "| `MLF_SECTION_IO` | input and output buffers | `.bss.mlf_in_*`, `.bss.mlf_out_*` |\n\n"
+         "For example, to keep the workspace in a core-coupled memory that DMA need not reach "
+         "and the parameters in external flash, add to the compiler flags (`CFLAGS` in the "
+         "Makefile, `target_compile_definitions` in CMakeLists.txt)\n\n"
+         "```sh\n-DMLF_SECTION_WORKSPACE='__attribute__((section(\".ccmram\")))'\n"
+         "-DMLF_SECTION_CONSTANTS='__attribute__((section(\".qspi\")))'\n```\n\n"
+         "and give those sections a place in your linker script:\n\n"
+         "```ld\nSECTIONS\n{\n"
+         "  .ccmram (NOLOAD) : { *(.ccmram) } > CCMRAM   /* not zeroed: a workspace needs no zeros */\n"
+         "  .qspi : { KEEP(*(.qspi)) } > QSPI_FLASH\n"
+         "  /* ... the rest of your script ... */\n}\n```\n\n"
+         "Without the macros, matching the default names works as well, e.g. "
+         "`*(.bss.mlf_workspace_*)` in an output section of the region you choose (that is what "
+         "`" + LinkerScriptPath(p.board) + "` does when the board puts the workspace in its own "
+         "region).\n\n";
+}
+
 std::string SizeHowTo(const Platform& p) {
   if (!p.cortex_m) {
     return "`make size` (`size build/app`) shows the host binary's sections. The report by part "
@@ -267,6 +296,7 @@ Result<std::string> ProjectReadme(const ProjectPlan& plan) {
        {"SIZE_REPORT", p.cortex_m ? "Not measured yet: `mlf project --build` fills in this table."
                                   : "(Cortex-M platforms only.)"},
        {"MODEL_LAYOUT", ModelLayout(plan)},
+       {"SECTIONS", Sections(p)},
        {"CALLING", calling}});
 }
 

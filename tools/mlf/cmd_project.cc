@@ -64,6 +64,7 @@ constexpr char kUsage[] =
 Result<firmware::ProjectOptions> Options(const ParsedArgs& args, const firmware::Platform& target) {
   firmware::ProjectOptions options;
   options.target = target;
+  options.measure_fit = true;  // a misfit is refused before anything is written
   options.foreign_modules = ForeignFirmwareModules();
   options.verify.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
