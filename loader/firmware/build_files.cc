@@ -2,6 +2,8 @@
 
 #include "artifact/base/cmake_text.h"
 #include "artifact/base/make_text.h"
+#include "loader/firmware/console.h"
+#include "loader/firmware/linker_script.h"
 #include "loader/firmware/templates.h"
 
 namespace mlf::firmware {
@@ -38,9 +40,13 @@ std::string CMakeList(const std::vector<std::string>& paths) { return "  " + Joi
 std::string SizeTool(const Platform& p) { return p.tool_prefix() + "size"; }
 
 std::string RunText(const Platform& p) {
+  if (!p.runnable()) return "(QEMU has no model of " + p.name + ": flash build/app.elf to the board)";
   return p.cortex_m ? "run it in QEMU (" + p.name + "); semihosting carries output and exit status"
                     : "run it";
 }
+
+// `make run` on a board QEMU does not model says so and fails.
+constexpr char kNoRun[] = "echo \"no QEMU model of this board: flash build/app.elf to it\"; exit 1";
 
 // What the Makefile and CMakeLists.txt share; `title` is the plan's title
 // as comment text of the file's language (the module names come from the
@@ -56,19 +62,12 @@ TemplateValues CommonValues(const ProjectPlan& plan, const std::string& title) {
                                       : "main() and the output code"}};
 }
 
-std::string HumanSize(uint64_t bytes) {
-  if (bytes % (1024 * 1024) == 0) return std::to_string(bytes / (1024 * 1024)) + " MiB";
-  return std::to_string(bytes / 1024) + " KiB";
-}
-
-std::string LdSize(uint64_t bytes) {
-  if (bytes % (1024 * 1024) == 0) return std::to_string(bytes / (1024 * 1024)) + "M";
-  return std::to_string(bytes / 1024) + "K";
-}
-
 }  // namespace
 
-std::string RunCommandText(const Platform& platform) { return Join(platform.RunCommand(), " "); }
+std::string RunCommandText(const Platform& platform) {
+  if (!platform.runnable()) return "(none: QEMU has no model of " + platform.name + ")";
+  return Join(platform.RunCommand(), " ");
+}
 
 Result<std::string> Makefile(const ProjectPlan& plan) {
   const Platform& p = plan.platform;
@@ -84,16 +83,18 @@ Result<std::string> Makefile(const ProjectPlan& plan) {
   for (const std::string& dir : plan.include_dirs) includes += (includes.empty() ? "-I" : " -I") + dir;
   v["INCLUDE_FLAGS"] = includes;
   v["MODEL_CFLAGS"] = plan.model_flags.empty() ? "" : " " + plan.model_flags;
-  v["LINK_FLAGS"] = p.cortex_m ? std::string(" -T platform/mps2.ld ") + kCortexMLinkFlags : "";
-  v["LINK_DEPENDS"] = p.cortex_m ? " platform/mps2.ld" : "";
-  v["RUN_COMMAND"] = RunCommandText(p);
+  const std::string script = p.cortex_m ? LinkerScriptPath(p.board) : "";
+  v["LINK_FLAGS"] = p.cortex_m ? " -T " + script + " " + kCortexMLinkFlags : "";
+  v["LINK_DEPENDS"] = p.cortex_m ? " " + script : "";
+  v["RUN_COMMAND"] = p.runnable() ? RunCommandText(p) : "@" + std::string(kNoRun);
   return FillTemplate("Makefile", v);
 }
 
 Result<std::string> CMakeLists(const ProjectPlan& plan) {
   const Platform& p = plan.platform;
   const std::string arch = p.arch_flags.empty() ? "" : Join(p.arch_flags, " ") + " ";
-  const std::string script = "-T${CMAKE_SOURCE_DIR}/platform/mps2.ld ";
+  const std::string script_path = p.cortex_m ? LinkerScriptPath(p.board) : "";
+  const std::string script = "-T${CMAKE_SOURCE_DIR}/" + script_path + " ";
   TemplateValues v = CommonValues(plan, CMakeCommentText(plan.title));
   v["MODEL_SOURCES"] = CMakeList(plan.model_sources);
   v["SUPPORT_SOURCES"] = CMakeList(plan.support_sources);
@@ -113,27 +114,36 @@ Result<std::string> CMakeLists(const ProjectPlan& plan) {
   v["COMPILE_OPTIONS"] = arch + "-Wall -ffunction-sections -fdata-sections";
   v["LINK_OPTIONS"] = arch + (p.cortex_m ? script + kCortexMLinkFlags + "\n    " : "") +
                       "-Wl,--gc-sections -Wl,-Map=${CMAKE_BINARY_DIR}/app.map";
-  v["LINK_DEPENDS"] = p.cortex_m ? " LINK_DEPENDS ${CMAKE_SOURCE_DIR}/platform/mps2.ld" : "";
+  v["LINK_DEPENDS"] = p.cortex_m ? " LINK_DEPENDS ${CMAKE_SOURCE_DIR}/" + script_path : "";
   std::vector<std::string> run = p.RunCommand();
-  run.back() = "$<TARGET_FILE:app>";
+  if (run.empty()) {
+    run = {"sh", "-c", "'" + std::string(kNoRun) + "'"};
+  } else {
+    run.back() = "$<TARGET_FILE:app>";
+  }
   v["RUN_COMMAND"] = Join(run, " ");
   return FillTemplate("CMakeLists.txt", v);
 }
 
 Result<std::string> StartupSource(const ProjectPlan& plan) {
-  return FillTemplate("startup.c", {{"BOARD", plan.platform.name}, {"CPU", plan.platform.cpu}});
+  const Board& b = plan.platform.board;
+  const ConsoleCode console = ConsoleSource(b);
+  const bool workspace = SeparateWorkspace(b);
+  return FillTemplate(
+      "startup.c",
+      {{"BOARD", plan.platform.name},
+       {"CPU", plan.platform.cpu},
+       {"LINKER_SCRIPT", LinkerScriptPath(b).substr(9)},
+       {"ZERO_TEXT", workspace ? " and the workspaces (region " + b.workspace + ")" : ""},
+       {"ZERO_SYMBOLS", workspace ? "\nextern uint32_t __mlf_workspace_start[], __mlf_workspace_end[];" : ""},
+       {"ZERO_CODE", workspace ? "  memset(__mlf_workspace_start, 0,\n"
+                                 "         (size_t)((char*)__mlf_workspace_end - (char*)__mlf_workspace_start));\n"
+                               : ""},
+       {"CONSOLE_TEXT", console.description},
+       {"CONSOLE_CODE", console.definitions},
+       {"CONSOLE_INIT", console.init}});
 }
 
-Result<std::string> LinkerScript(const ProjectPlan& plan) {
-  const Platform& p = plan.platform;
-  return FillTemplate("mps2.ld", {{"BOARD", p.name},
-                                  {"CPU", p.cpu},
-                                  {"FLASH_SIZE", LdSize(p.flash_bytes)},
-                                  {"FLASH_SIZE_TEXT", HumanSize(p.flash_bytes)},
-                                  {"RAM_SIZE", LdSize(p.ram_bytes)},
-                                  {"RAM_SIZE_TEXT", HumanSize(p.ram_bytes)},
-                                  {"STACK_SIZE", LdSize(p.stack_bytes)},
-                                  {"STACK_SIZE_TEXT", HumanSize(p.stack_bytes)}});
-}
+Result<std::string> LinkerScript(const ProjectPlan& plan) { return LinkerScript(plan.platform.board); }
 
 }  // namespace mlf::firmware

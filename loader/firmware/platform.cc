@@ -3,55 +3,65 @@
 namespace mlf::firmware {
 namespace {
 
-constexpr uint64_t kMiB = 1024 * 1024;
-
-Platform Mps2(const std::string& board, const std::string& image, const std::string& cpu,
-              std::vector<std::string> flags) {
-  Platform p;
-  p.name = "mps2-" + board;
-  p.cpu = cpu;
-  p.description = "Arm MPS2 " + image + ", " + cpu + " (QEMU: -M " + p.name + ")";
-  p.cortex_m = true;
-  p.arch_flags = std::move(flags);
-  p.flash_bytes = 4 * kMiB;
-  p.ram_bytes = 4 * kMiB;
-  p.stack_bytes = 8 * 1024;  // the output formatter needs under 1 KiB; the rest is the model's
-  return p;
-}
-
-std::vector<Platform> AllPlatforms() {
+Platform Host() {
   Platform host;
   host.name = "host";
   host.description = "this host, built with the system C compiler (cc)";
-  return {host, Mps2("an385", "AN385", "Cortex-M3", {"-mcpu=cortex-m3", "-mthumb"}),
-          Mps2("an386", "AN386", "Cortex-M4F",
-               {"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"}),
-          Mps2("an500", "AN500", "Cortex-M7F",
-               {"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"})};
+  return host;
+}
+
+const char* const kPlatformNames[] = {"host", "mps2-an385", "mps2-an386", "mps2-an500"};
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
 
+Platform BoardPlatform(const Board& board) {
+  Platform p;
+  p.name = board.name;
+  p.cpu = CpuDisplayName(board);
+  p.description = board.description.empty() ? board.name + ", " + p.cpu : board.description;
+  p.cortex_m = true;
+  p.arch_flags = CpuFlags(board);
+  p.flash_bytes = board.Region(board.constants).size;
+  p.ram_bytes = board.Region(board.io).size;
+  p.stack_bytes = board.stack_bytes;
+  p.board = board;
+  return p;
+}
+
 std::vector<std::string> Platform::RunCommand() const {
   const std::string app = "build/" + app_name();
   if (!cortex_m) return {"./" + app};
-  return {"qemu-system-arm",         "-M",      name, "-nographic", "-semihosting-config",
+  if (board.qemu_machine.empty()) return {};
+  return {"qemu-system-arm",         "-M",      board.qemu_machine, "-nographic", "-semihosting-config",
           "enable=on,target=native", "-kernel", app};
 }
 
 Result<Platform> FindPlatform(const std::string& name) {
   std::string names;
-  for (const Platform& p : AllPlatforms()) {
-    if (p.name == name) return p;
-    names += (names.empty() ? "" : ", ") + p.name;
+  for (const char* known : kPlatformNames) {
+    if (name == known) return ResolveBoard(name);
+    names += (names.empty() ? "" : ", ") + std::string(known);
   }
   return InvalidArgument("unknown platform '" + name + "' (choose one of: " + names + ")");
 }
 
 std::vector<std::string> PlatformNames() {
-  std::vector<std::string> names;
-  for (const Platform& p : AllPlatforms()) names.push_back(p.name);
-  return names;
+  return std::vector<std::string>(std::begin(kPlatformNames), std::end(kPlatformNames));
+}
+
+Result<Platform> ResolveBoard(const std::string& spec) {
+  if (spec == "host") return Host();
+  if (EndsWith(spec, ".yaml") || EndsWith(spec, ".yml") || spec.find('/') != std::string::npos) {
+    MLF_ASSIGN_OR_RETURN(Board board, ReadBoardFile(spec));
+    return BoardPlatform(board);
+  }
+  MLF_ASSIGN_OR_RETURN(Board board, BuiltinBoard(spec));
+  return BoardPlatform(board);
 }
 
 }  // namespace mlf::firmware

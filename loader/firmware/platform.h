@@ -1,10 +1,10 @@
-// The platforms `mlf project` generates firmware for: the host itself, and
-// three Arm MPS2 FPGA boards that QEMU emulates (docs/design.md, "Firmware loader").
+// The platforms `mlf project` generates firmware for: the host itself, or a
+// Cortex-M board described as data (board.h; docs/design.md, "Firmware
+// loader"). Built-in boards are YAML files under boards/; `--board FILE.yaml`
+// takes a user's own.
 //
-// The boards share one memory map (templates/mps2.ld): 4 MiB of ZBT SSRAM1
-// at 0x00000000 used as flash, 4 MiB of ZBT SSRAM2/3 at 0x20000000 used as
-// RAM, both as on the real boards (AN385, AN386 and AN500 application notes)
-// and in QEMU's models of them.
+// `--platform` is the older flag and keeps its four names (host, mps2-an385,
+// mps2-an386, mps2-an500); `--board` takes every built-in board and files.
 #ifndef MLFKIT_LOADER_FIRMWARE_PLATFORM_H_
 #define MLFKIT_LOADER_FIRMWARE_PLATFORM_H_
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "artifact/base/status.h"
+#include "loader/firmware/board.h"
 
 namespace mlf::firmware {
 
@@ -23,7 +24,10 @@ struct Platform {
   bool cortex_m = false;
   // Compiler flags selecting the core and its floating-point unit.
   std::vector<std::string> arch_flags;
-  // Memory of the Cortex-M boards; zero for the host.
+  // The board (Cortex-M only).
+  Board board;
+  // Sizes of the regions of the constants (flash_bytes) and of the I/O
+  // buffers (ram_bytes), and the stack; zero for the host.
   uint64_t flash_bytes = 0;
   uint64_t ram_bytes = 0;
   uint64_t stack_bytes = 0;
@@ -32,15 +36,25 @@ struct Platform {
   std::string tool_prefix() const { return cortex_m ? "arm-none-eabi-" : ""; }
   // The firmware's file name under build/: "app.elf" or "app" (host).
   std::string app_name() const { return cortex_m ? "app.elf" : "app"; }
-  // The command that runs build/<app>, relative to the project directory.
+  // Whether RunCommand() can run it: the host, or a board QEMU models.
+  bool runnable() const { return !cortex_m || !board.qemu_machine.empty(); }
+  // The command that runs build/<app>, relative to the project directory
+  // (for a board without a QEMU model: empty).
   std::vector<std::string> RunCommand() const;
 };
 
-// The platform called `name`; kInvalidArgument listing the valid names.
+// The --platform `name`; kInvalidArgument listing the valid names.
 Result<Platform> FindPlatform(const std::string& name);
 
-// "host", "mps2-an385", "mps2-an386", "mps2-an500".
+// "host", "mps2-an385", "mps2-an386", "mps2-an500": the names of --platform.
 std::vector<std::string> PlatformNames();
+
+// The --board `spec`: "host", a built-in board's name, or a board file
+// (a path ending in .yaml or .yml, or containing '/').
+Result<Platform> ResolveBoard(const std::string& spec);
+
+// The platform of a board.
+Platform BoardPlatform(const Board& board);
 
 }  // namespace mlf::firmware
 

@@ -2,6 +2,7 @@
 
 #include "loader/firmware/build_files.h"
 #include "loader/firmware/foreign_project.h"
+#include "loader/firmware/linker_script.h"
 #include "loader/firmware/project_readme.h"
 #include "loader/firmware/project_sources.h"
 #include "loader/firmware/templates.h"
@@ -58,7 +59,7 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const P
   MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_print.h", "mlf_print.h"));
   if (plan.platform.cortex_m) {
     MLF_RETURN_IF_ERROR(Add(&files, "platform/startup.c", StartupSource(plan)));
-    MLF_RETURN_IF_ERROR(Add(&files, "platform/mps2.ld", LinkerScript(plan)));
+    MLF_RETURN_IF_ERROR(Add(&files, LinkerScriptPath(plan.platform.board), LinkerScript(plan)));
   }
   MLF_RETURN_IF_ERROR(Add(&files, "Makefile", Makefile(plan)));
   MLF_RETURN_IF_ERROR(Add(&files, "CMakeLists.txt", CMakeLists(plan)));
@@ -68,7 +69,12 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const P
 
 Result<GeneratedProject> GenerateProject(const std::string& archive, const std::string& dir,
                                          const ProjectOptions& options) {
-  MLF_ASSIGN_OR_RETURN(Platform platform, FindPlatform(options.platform));
+  Platform platform;
+  if (options.target) {
+    platform = *options.target;
+  } else {
+    MLF_ASSIGN_OR_RETURN(platform, FindPlatform(options.platform));
+  }
   MLF_RETURN_IF_ERROR(CheckProjectDirectory(dir));
   const ForeignProjectModules* foreign = options.foreign_modules;
   VerifyOptions verify = options.verify;
@@ -95,12 +101,18 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
   }
   MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input, foreign));
   for (const VendorLibrary& lib : vendor) files.insert(files.end(), lib.files.begin(), lib.files.end());
+  FitReport fit;
+  if (platform.cortex_m && options.measure_fit) {
+    MLF_ASSIGN_OR_RETURN(fit, MeasureFit(plan, files));
+    if (fit.measured) MLF_RETURN_IF_ERROR(CheckFit(fit, platform));
+  }
   MLF_RETURN_IF_ERROR(WriteProject(dir, files));
   GeneratedProject project;
   project.platform = platform;
   for (const ModulePlan& m : plan.modules) project.modules.push_back(m.name);
   for (const ProjectFile& f : files) project.files.push_back(f.path);
   project.report = std::move(input.report);
+  project.fit = std::move(fit);
   return project;
 }
 

@@ -14,11 +14,13 @@
 #ifndef MLFKIT_LOADER_FIRMWARE_PROJECT_H_
 #define MLFKIT_LOADER_FIRMWARE_PROJECT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "artifact/archive/verify.h"
 #include "artifact/base/status.h"
+#include "loader/firmware/fit.h"
 #include "loader/firmware/foreign_project.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
@@ -30,7 +32,9 @@
 namespace mlf::firmware {
 
 struct ProjectOptions {
-  std::string platform = "host";               // platform.h
+  std::string platform = "host";               // platform.h: a --platform name
+  // The target when set (ResolveBoard, platform.h: --board), else `platform`.
+  std::optional<Platform> target;
   std::vector<SampleInputSpec> sample_inputs;  // sample_input.h
   VerifyOptions verify;                        // signature policy and reader limits
   // Modules of a foreign archive (TVM's: tvm_wing::FirmwareModules() of the
@@ -38,6 +42,10 @@ struct ProjectOptions {
   // becomes verify.foreign_format. Null: TVM archives are refused
   // (kUnimplemented, artifact/archive/verify.h).
   const ForeignProjectModules* foreign_modules = nullptr;
+  // On a board: build the project once in a scratch directory first and
+  // refuse it when it does not fit (fit.h); `mlf project` always does. Off:
+  // only the static check of parameters and buffers (project_plan.h).
+  bool measure_fit = false;
   // --vendor-source NAME=DIR (vendor_source.h): libraries added to the project.
   std::vector<VendorSourceSpec> vendor_sources;
 };
@@ -47,6 +55,7 @@ struct GeneratedProject {
   std::vector<std::string> modules;  // module names, in the order they run
   std::vector<std::string> files;    // paths written, relative to the directory
   VerifyReport report;               // what verification established
+  FitReport fit;                     // on a board with measure_fit (fit.h)
 };
 
 // Every file of the project planned for `input` (no disk access); `foreign`

@@ -95,6 +95,11 @@ Result<FirmwareRun> RunFirmware(const std::string& dir, const Platform& platform
   ProcessOptions options;
   options.cwd = dir;
   options.timeout_seconds = timeout_seconds;
+  if (!platform.runnable()) {
+    return FailedPrecondition("board " + platform.name +
+                              " has no QEMU model: the firmware is built (build/" +
+                              platform.app_name() + ") but cannot be run here");
+  }
   const std::vector<std::string> argv = platform.RunCommand();
   Result<ProcessResult> r = RunProcess(argv, options);
   if (!r.ok()) return r.status().WithContext("cannot run '" + argv[0] + "' (is it installed?)");

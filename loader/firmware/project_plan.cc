@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "loader/firmware/c_text.h"
+#include "loader/firmware/fit.h"
 #include "loader/firmware/foreign_project.h"
 
 namespace mlf::firmware {
@@ -171,29 +173,42 @@ Result<ModulePlan> PlanModule(const std::string& name, const ModuleMetadata& m,
 
 std::string SizeText(uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
 
-// On a board, everything static must fit before anything is built.
+// On a board, everything static must fit before anything is built (the
+// whole image is measured later, fit.h; this refuses the obvious early).
 Status CheckFits(const ProjectPlan& plan, const ProjectInput& input) {
   const Platform& p = plan.platform;
   if (!p.cortex_m) return Status::Ok();
-  uint64_t flash = 0, ram = p.stack_bytes;
+  const Board& b = p.board;
+  uint64_t flash = 0;
+  uint64_t workspace_bytes = 0, io_bytes = 0;
   for (const ModulePlan& m : plan.modules) {
     if (!m.constants.empty()) {
       flash += m.kind == ModuleKind::kTvmGraph ? m.constants_bytes
                                                : input.members.at(m.constants_member).size();
     }
-    ram += m.ram_bytes;
+    const uint64_t workspace =
+        m.kind == ModuleKind::kMlf ? m.metadata->memory.workspace_size_bytes : m.workspace_bytes;
+    workspace_bytes += workspace;
+    io_bytes += m.ram_bytes - workspace;
   }
   for (const auto& [ref, sample] : plan.samples) flash += sample.bytes.size();
   if (flash > p.flash_bytes) {
     return OutOfRange("the parameters and sample inputs take " + SizeText(flash) +
                       ", more than the " + SizeText(p.flash_bytes) + " of flash of " + p.name);
   }
-  if (ram > p.ram_bytes) {
-    return OutOfRange("the workspaces, input and output buffers and the stack take " +
-                      SizeText(ram) + ", more than the " + SizeText(p.ram_bytes) + " of RAM of " +
-                      p.name);
-  }
-  return Status::Ok();
+  std::vector<RegionUse> uses;
+  for (const MemoryRegion& r : b.memory) uses.push_back({r.name, r.size, 0, {}});
+  auto add = [&](const std::string& region, const std::string& part, uint64_t bytes) {
+    for (RegionUse& u : uses) {
+      if (u.region != region || bytes == 0) continue;
+      u.used += bytes;
+      u.parts.push_back({part, bytes});
+    }
+  };
+  add(b.stack, "stack", b.stack_bytes);
+  add(b.workspace, "workspaces", workspace_bytes);
+  add(b.io, "I/O buffers", io_bytes);
+  return MisfitError(p, uses, "its buffers and stack alone, before building");
 }
 
 void AddUnique(std::vector<std::string>* list, const std::string& item) {
@@ -209,6 +224,9 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
   }
   plan->include_dirs = {"codegen/host/include"};
   if (plan->platform.cortex_m) plan->defines.push_back("MLF_SEMIHOSTING");
+  if (plan->platform.cortex_m && plan->platform.board.console != ConsoleKind::kSemihosting) {
+    plan->defines.push_back("MLF_UART_CONSOLE");
+  }
   if (plan->tvm) {
     bool bundled = false;
     for (const ModulePlan& m : plan->modules) bundled |= m.metadata->tvm->bundled_runtime;

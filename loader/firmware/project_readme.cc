@@ -1,5 +1,10 @@
 #include "loader/firmware/project_readme.h"
 
+#include <algorithm>
+#include <cstdio>
+
+#include "loader/firmware/linker_script.h"
+
 #include "artifact/base/markdown_text.h"
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
@@ -110,23 +115,71 @@ std::string KiB(uint64_t bytes) {
   return std::to_string(bytes / 1024) + " KiB";
 }
 
+std::string Hex(uint64_t v) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%08llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// What the board puts into `r`.
+std::string Holds(const Board& b, const MemoryRegion& r) {
+  std::vector<std::string> parts;
+  if (b.code == r.name) parts.push_back("vector table, code, initial values of .data");
+  if (b.constants == r.name) parts.push_back("constants, parameters");
+  if (b.stack == r.name) parts.push_back("stack (" + KiB(b.stack_bytes) + ", lowest)");
+  if (b.workspace == r.name) parts.push_back("workspaces");
+  if (b.io == r.name) parts.push_back(".data, .bss (input and output buffers)");
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : ", ") + part;
+  return out.empty() ? "-" : out;
+}
+
 std::string MemoryMap(const Platform& p) {
   if (!p.cortex_m) return "";
-  return "\n## Memory map\n\n"
-         "| region | address | size | holds |\n| --- | --- | --- | --- |\n"
-         "| FLASH | 0x00000000 | " +
-         KiB(p.flash_bytes) +
-         " | ZBT SSRAM1: vector table, code, "
-         "constants, parameters, initial values of .data |\n"
-         "| RAM | 0x20000000 | " +
-         KiB(p.ram_bytes) + " | ZBT SSRAM2/3: stack (" + KiB(p.stack_bytes) +
-         ", lowest), .data, .bss (workspaces, input and output buffers) |\n\n"
-         "AN385, AN386 and AN500 all have this map, on the board and in QEMU (`platform/mps2.ld`). "
-         "The stack sits at the bottom of RAM, so an overflow leaves RAM instead of overwriting "
-         "data. "
+  const Board& b = p.board;
+  std::string table =
+      "\n## Memory map\n\n| region | address | size | holds |\n| --- | --- | --- | --- |\n";
+  for (const MemoryRegion& r : b.memory) {
+    table += "| " + r.name + " | " + Hex(r.base) + " | " + KiB(r.size) + " | " +
+             (r.description.empty() ? "" : r.description + ": ") + Holds(b, r) + " |\n";
+  }
+  return table + "\nFrom the board description of " + b.name + " (`" + LinkerScriptPath(b) +
+         "` is generated from it; `mlf boards` lists the built-in boards). "
+         "The stack sits at the bottom of its region, so an overflow leaves the region instead of "
+         "overwriting data. "
          "There is no heap: nothing links malloc (`platform/startup.c` explains how newlib's stdio "
          "set-up is kept from pulling it in), and `end`, where a heap would start, is the top of "
-         "RAM. A fault prints a `fault:` line and exits with status 1 through semihosting.\n";
+         "the region of .bss. A fault prints a `fault:` line and exits with status 1 through "
+         "semihosting.\n";
+}
+
+// How a linker script of the user's own places the model's memory.
+std::string Sections(const Platform& p) {
+  if (!p.cortex_m) return "";
+  return "## Placing the model's memory in your own firmware\n\n"
+         "`" + LinkerScriptPath(p.board) + "` is generated from the board description; a firmware "
+         "of your own has its own linker script. Every array of the model's memory is in a "
+         "section named after it (`-fdata-sections`), and `src/model_data.h` defines a macro "
+         "in front of each kind, empty unless your build defines it:\n\n"
+         "| macro | what | default section |\n| --- | --- | --- |\n"
+         "| `MLF_SECTION_CONSTANTS` | parameters (`parameters/`) | `.rodata.mlf_<module>_constants` |\n"
+         "| `MLF_SECTION_SAMPLES` | sample inputs | `.rodata.mlf_sample_<module>_<input>` |\n"
+         "| `MLF_SECTION_WORKSPACE` | workspaces | `.bss.mlf_workspace_<module>` |\n"
+         "| `MLF_SECTION_IO` | input and output buffers | `.bss.mlf_in_*`, `.bss.mlf_out_*` |\n\n"
+         "For example, to keep the workspace in a core-coupled memory that DMA need not reach "
+         "and the parameters in external flash, add to the compiler flags (`CFLAGS` in the "
+         "Makefile, `target_compile_definitions` in CMakeLists.txt)\n\n"
+         "```sh\n-DMLF_SECTION_WORKSPACE='__attribute__((section(\".ccmram\")))'\n"
+         "-DMLF_SECTION_CONSTANTS='__attribute__((section(\".qspi\")))'\n```\n\n"
+         "and give those sections a place in your linker script:\n\n"
+         "```ld\nSECTIONS\n{\n"
+         "  .ccmram (NOLOAD) : { *(.ccmram) } > CCMRAM   /* not zeroed: a workspace needs no zeros */\n"
+         "  .qspi : { KEEP(*(.qspi)) } > QSPI_FLASH\n"
+         "  /* ... the rest of your script ... */\n}\n```\n\n"
+         "Without the macros, matching the default names works as well, e.g. "
+         "`*(.bss.mlf_workspace_*)` in an output section of the region you choose (that is what "
+         "`" + LinkerScriptPath(p.board) + "` does when the board puts the workspace in its own "
+         "region).\n\n";
 }
 
 std::string SizeHowTo(const Platform& p) {
@@ -143,8 +196,10 @@ std::string SizeHowTo(const Platform& p) {
 
 std::string PlatformLayout(const Platform& p) {
   if (!p.cortex_m) return "";
-  return "platform/startup.c      vector table, reset and fault handlers, C runtime glue\n"
-         "platform/mps2.ld        linker script: the memory map below\n";
+  std::string script = LinkerScriptPath(p.board);
+  script.resize(std::max<size_t>(script.size(), 23), ' ');
+  return "platform/startup.c      vector table, reset and fault handlers, C runtime glue\n" +
+         script + " linker script: the memory map below\n";
 }
 
 std::string ModuleNote(const ModulePlan& m) {
@@ -241,6 +296,7 @@ Result<std::string> ProjectReadme(const ProjectPlan& plan) {
        {"SIZE_REPORT", p.cortex_m ? "Not measured yet: `mlf project --build` fills in this table."
                                   : "(Cortex-M platforms only.)"},
        {"MODEL_LAYOUT", ModelLayout(plan)},
+       {"SECTIONS", Sections(p)},
        {"CALLING", calling}});
 }
 

@@ -12,14 +12,14 @@ const char* const kPartNames[] = {
 
 enum class Region { kNone, kFlash, kRam, kBoth };
 
-// Where an output section of templates/mps2.ld lives.
+// Where an output section of the generated linker script (linker_script.h) lives.
 Region OutputRegion(const std::string& name) {
   for (const char* flash : {".text", ".rodata", ".ARM.exidx", ".ARM.extab", ".init_array",
-                            ".fini_array", ".preinit_array"}) {
+                            ".fini_array", ".preinit_array", ".constants"}) {
     if (name == flash) return Region::kFlash;
   }
   if (name == ".data") return Region::kBoth;  // initial values in flash, copied to RAM
-  if (name == ".bss" || name == ".stack") return Region::kRam;
+  if (name == ".bss" || name == ".stack" || name == ".workspace") return Region::kRam;
   return Region::kNone;
 }
 

@@ -26,7 +26,7 @@ TEST(FillTextTest, RefusesMissingAndUnusedValues) {
 
 TEST(ProjectTemplateTest, EmbedsEveryTemplateFile) {
   for (const char* name : {"CMakeLists.txt", "Makefile", "README.md", "main.c", "module.c",
-                           "mlf_print.c", "mlf_print.h", "mps2.ld", "startup.c"}) {
+                           "mlf_print.c", "mlf_print.h", "startup.c"}) {
     auto text = ProjectTemplate(name);
     ASSERT_TRUE(text.has_value()) << name;
     EXPECT_GT(text->size(), 100u) << name;

@@ -17,6 +17,7 @@ using firmware::BuildSystem;
 
 constexpr char kUsage[] =
     "usage: mlf project ARCHIVE -o DIR [--platform host|mps2-an385|mps2-an386|mps2-an500]\n"
+    "                   [--board NAME|FILE.yaml]\n"
     "                   [--build-system make|cmake] [--sample-input NAME=FILE.npy]...\n"
     "                   [--vendor-source NAME=DIR]...\n"
     "                   [--build] [--run] [--key NAME.pub] [--require-signature] [--json]\n\n"
@@ -36,8 +37,12 @@ constexpr char kUsage[] =
     "printed). Code for another core is refused, naming the platforms that run it.\n\n"
     "options:\n"
     "  -o, --output DIR         the project directory (required)\n"
-    "  --platform P             host (default), mps2-an385 (Cortex-M3), mps2-an386\n"
-    "                           (Cortex-M4F) or mps2-an500 (Cortex-M7F)\n"
+    "  --board B                host (default), a built-in board (`mlf boards` lists\n"
+    "                           them: MPS2/MPS3, netduinoplus2, stm32f405, microbit)\n"
+    "                           or a board file FILE.yaml of your own (its CPU, memory\n"
+    "                           regions, placement, console; loader/firmware/README.md)\n"
+    "  --platform P             the older flag: host, mps2-an385 (Cortex-M3),\n"
+    "                           mps2-an386 (Cortex-M4F) or mps2-an500 (Cortex-M7F)\n"
     "  --build-system S         make (default) or cmake: what --build runs (the\n"
     "                           project always has both)\n"
     "  --sample-input NAME=F    the input NAME (raw or C name, MODULE.NAME when several\n"
@@ -56,9 +61,10 @@ constexpr char kUsage[] =
     "Building needs make or cmake, and for Cortex-M arm-none-eabi-gcc with newlib;\n"
     "running needs qemu-system-arm. Their output is shown only when they fail.\n";
 
-Result<firmware::ProjectOptions> Options(const ParsedArgs& args) {
+Result<firmware::ProjectOptions> Options(const ParsedArgs& args, const firmware::Platform& target) {
   firmware::ProjectOptions options;
-  options.platform = args.Get("platform", "host");
+  options.target = target;
+  options.measure_fit = true;  // a misfit is refused before anything is written
   options.foreign_modules = ForeignFirmwareModules();
   options.verify.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
@@ -110,8 +116,8 @@ void PrintBuilt(const firmware::BuiltFirmware& built) {
 }
 
 // Generates, then builds and runs as asked; returns the exit code.
-Result<int> Project(const ParsedArgs& args, BuildSystem system) {
-  MLF_ASSIGN_OR_RETURN(firmware::ProjectOptions options, Options(args));
+Result<int> Project(const ParsedArgs& args, BuildSystem system, const firmware::Platform& target) {
+  MLF_ASSIGN_OR_RETURN(firmware::ProjectOptions options, Options(args, target));
   const std::string dir = args.Get("output");
   MLF_ASSIGN_OR_RETURN(firmware::GeneratedProject p,
                        firmware::GenerateProject(args.positionals()[0], dir, options));
@@ -162,11 +168,26 @@ int RunProject(const ParsedArgs& args) {
   if (!args.Has("output")) return ReportUsageError("project", "missing required option '-o DIR'");
   Status distinct = CheckProjectDirectory(args);
   if (!distinct.ok()) return ReportUsageError("project", distinct.message());
-  Result<firmware::Platform> platform = firmware::FindPlatform(args.Get("platform", "host"));
-  if (!platform.ok()) return ReportUsageError("project", platform.status().message());
+  if (args.Has("platform") && args.Has("board")) {
+    return ReportUsageError("project", "give --board or --platform, not both (--board takes every "
+                                       "board --platform knows)");
+  }
+  Result<firmware::Platform> platform =
+      args.Has("board") ? firmware::ResolveBoard(args.Get("board"))
+                        : firmware::FindPlatform(args.Get("platform", "host"));
+  if (!platform.ok()) {
+    // A board file that is wrong is bad input (exit 1); a name nobody knows is bad usage.
+    if (args.Has("board") && platform.status().code() != StatusCode::kInvalidArgument) {
+      return ReportFailure(platform.status());
+    }
+    if (args.Has("board") && platform.status().message().rfind("unknown board", 0) != 0) {
+      return ReportFailure(platform.status());
+    }
+    return ReportUsageError("project", platform.status().message());
+  }
   Result<BuildSystem> system = firmware::ParseBuildSystem(args.Get("build-system", "make"));
   if (!system.ok()) return ReportUsageError("project", system.status().message());
-  Result<int> result = Project(args, *system);
+  Result<int> result = Project(args, *system, *platform);
   if (!result.ok()) return ReportFailure(result.status());
   return *result;
 }
@@ -174,6 +195,7 @@ int RunProject(const ParsedArgs& args) {
 std::vector<FlagSpec> ProjectFlags() {
   std::vector<FlagSpec> flags = {
       {"output", true, false, "o"},      {"platform", true, false, ""},
+      {"board", true, false, ""},
       {"build-system", true, false, ""}, {"sample-input", true, true, ""},
       {"vendor-source", true, true, ""},
       {"build", false, false, ""},       {"run", false, false, ""},

@@ -67,7 +67,7 @@ const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
       &ExportCommand(), &PackCommand(),   &UnpackCommand(), &InspectCommand(),
       &VerifyCommand(), &KeygenCommand(), &SignCommand(),   &RunCommand(),
-      &BenchCommand(),  &ProjectCommand(), &UpgradeCommand(),
+      &BenchCommand(),  &ProjectCommand(), &BoardsCommand(), &UpgradeCommand(),
   };
   return commands;
 }

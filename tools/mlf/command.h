@@ -74,6 +74,7 @@ const Command& SignCommand();
 const Command& RunCommand();
 const Command& BenchCommand();
 const Command& ProjectCommand();
+const Command& BoardsCommand();
 const Command& UpgradeCommand();
 
 // Every subcommand, in the order `mlf help` lists them.

@@ -241,8 +241,17 @@ size_t mlf_format_bool(char* out, const void* data, uint32_t index) {
 
 /* ---- output ------------------------------------------------------------ */
 
+#ifdef MLF_UART_CONSOLE
+/* platform/startup.c: the board's UART, polled. */
+extern void mlf_console_write(const char* text, size_t size);
+#endif
+
 void mlf_write(int fd, const char* text, size_t size) {
-#ifdef MLF_SEMIHOSTING
+#if defined(MLF_UART_CONSOLE)
+  /* One console for both streams, as a serial line is. */
+  (void)fd;
+  mlf_console_write(text, size);
+#elif defined(MLF_SEMIHOSTING)
   /* SYS_WRITE is synchronous: the debugger (or QEMU) takes all of it or
    * fails, and then there is nowhere left to report it. */
   MLF_RAW_WRITE(fd, text, size);
