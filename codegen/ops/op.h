@@ -112,6 +112,9 @@ void RegisterSlicePadOps(std::vector<OpDef>* table);
 void RegisterGatherOps(std::vector<OpDef>* table);
 void RegisterCastOps(std::vector<OpDef>* table);
 void RegisterResizeOps(std::vector<OpDef>* table);
+void RegisterMathOps(std::vector<OpDef>* table);
+void RegisterCompareOps(std::vector<OpDef>* table);
+void RegisterArithOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

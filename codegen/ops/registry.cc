@@ -22,6 +22,9 @@ const std::vector<OpDef>& Table() {
     RegisterGatherOps(t);
     RegisterCastOps(t);
     RegisterResizeOps(t);
+    RegisterMathOps(t);
+    RegisterCompareOps(t);
+    RegisterArithOps(t);
     return t;
   }();
   return *table;
