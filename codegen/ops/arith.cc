@@ -6,8 +6,9 @@
 // behaviour in C):
 //   - Sum and Mean (float32, float64) add the inputs left to right; Mean then
 //     divides by N;
-//   - Min and Max (every numeric dtype) keep the earlier input on ties and
-//     propagate NaN (a NaN input gives NaN, as numpy's minimum/maximum);
+//   - Min and Max (every numeric dtype, and float16 compared as float) keep
+//     the earlier input on ties and propagate NaN (a NaN input gives NaN, as
+//     numpy's minimum/maximum);
 //   - Mod with fmod=0 (integers only, as ONNX requires) is the floored
 //     remainder: the result has the divisor's sign (Python's %); fmod=1 is the
 //     truncated remainder: the dividend's sign (C's fmod and %). For integers
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "artifact/format/tensor_values.h"
 #include "codegen/ops/broadcast.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
@@ -82,7 +84,12 @@ Result<ArithPlan> PlanArith(const ir::Node& node, const std::vector<InputInfo>& 
   }
   switch (p.op) {
     case Ar::kMin:
-    case Ar::kMax: MLF_RETURN_IF_ERROR(CheckDType(node, p.dtype, kNumericDTypes, "input 0")); break;
+    case Ar::kMax: {
+      std::vector<DType> allowed = kNumericDTypes;
+      allowed.push_back(DType::kFloat16);  // compared as float; the result keeps the input's bits
+      MLF_RETURN_IF_ERROR(CheckDType(node, p.dtype, allowed, "input 0"));
+      break;
+    }
     case Ar::kMean:
     case Ar::kSum: MLF_RETURN_IF_ERROR(CheckDType(node, p.dtype, kFloatDTypes, "input 0")); break;
     case Ar::kPRelu: MLF_RETURN_IF_ERROR(CheckDType(node, p.dtype, kSignedDTypes, "input X")); break;
@@ -131,6 +138,14 @@ X Combine(Ar op, X acc, X v) {
   }
 }
 
+// Min/Max of float16 bit patterns: Combine on their float values, keeping
+// the chosen input's bits.
+uint16_t CombineHalf(Ar op, uint16_t acc, uint16_t v) {
+  const float a = HalfToFloat(acc), b = HalfToFloat(v);
+  const bool take = (op == Ar::kMin ? b < a : b > a) || b != b;
+  return take ? v : acc;
+}
+
 template <typename X>
 X ModEval(X a, X b, bool fmod) {
   if constexpr (std::is_floating_point_v<X>) {
@@ -175,7 +190,18 @@ std::string ArithC(const ArithPlan& p, const std::vector<std::string>& at) {
     std::string s = t + " acc = in0[" + at[1] + "];\n";
     for (size_t k = 2; k < at.size(); ++k) {
       const std::string v = "in" + std::to_string(k - 1) + "[" + at[k] + "]";
-      if (p.op == Ar::kMin || p.op == Ar::kMax) {
+      if (d == DType::kFloat16) {
+        // Without converting: a NaN test on the bits, and a signed integer
+        // key (the magnitude, negated for negative values) that orders the
+        // other values as floats do (both zeros are 0).
+        auto nan = [](const std::string& h) { return "((" + h + " & 0x7fffu) > 0x7c00u)"; };
+        auto key = [](const std::string& h) {
+          return "((" + h + " & 0x8000u) ? -(int32_t)(" + h + " & 0x7fffu) : (int32_t)" + h + ")";
+        };
+        const char* cmp = p.op == Ar::kMin ? " < " : " > ";
+        s += "{\n  const uint16_t v = " + v + ";\n  if (" + nan("v") + " || (!" + nan("acc") + " && " + key("v") + cmp +
+             key("acc") + ")) acc = v;\n}\n";
+      } else if (p.op == Ar::kMin || p.op == Ar::kMax) {
         const char* cmp = p.op == Ar::kMin ? " < " : " > ";
         const std::string nan = IsFloatDType(d) ? " || v != v" : "";
         s += "{\n  const " + t + " v = " + v + ";\n  acc = (v" + cmp + "acc" + nan + ") ? v : acc;\n}\n";
@@ -216,6 +242,13 @@ Status ArithEvaluate(const ir::Node& node, const std::vector<const ir::HostTenso
   ir::HostTensor y = ir::HostTensor::Zeros(p.dtype, p.shape.out);
   const std::vector<std::vector<uint64_t>> at = p.shape.nest.Offsets();
   const size_t n = Elements(p.shape.out) == 0 ? 0 : at[0].size();
+  if (p.dtype == DType::kFloat16) {  // Min, Max
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t v = inputs[0]->data<uint16_t>()[at[1][i]];
+      for (size_t k = 1; k < inputs.size(); ++k) v = CombineHalf(p.op, v, inputs[k]->data<uint16_t>()[at[k + 1][i]]);
+      y.data<uint16_t>()[at[0][i]] = v;
+    }
+  }
   VisitNumeric(p.dtype, [&](auto tag) {
     using X = typename decltype(tag)::type;
     auto in = [&](size_t k, size_t i) { return inputs[k]->data<X>()[at[k + 1][i]]; };

@@ -118,6 +118,21 @@ TEST(Arith, EdgeCases) {
     OpTest t = Node(op, {a, b, c});
     ExpectGeneratedMatches(t, {a, b, c});
   }
+  // float16 Min/Max compare as float and keep the chosen input's bits: NaN
+  // (0x7e00) wins, the zeros tie, infinities and subnormals order as floats.
+  const HostTensor ha = Exact<uint16_t>(DType::kFloat16, {0x7e00, 0x3c00, 0x8000, 0x0000, 0xfc00, 0x0001, 0xc000, 0x3c00});
+  const HostTensor hb = Exact<uint16_t>(DType::kFloat16, {0x3c00, 0x7e01, 0x0000, 0x8000, 0x7c00, 0x8001, 0xbc00, 0x4000});
+  const HostTensor hmax = Eval("Max", {ha, hb}), hmin = Eval("Min", {ha, hb});
+  const uint16_t want_max[] = {0x7e00, 0x7e01, 0x8000, 0x0000, 0x7c00, 0x0001, 0xbc00, 0x4000};
+  const uint16_t want_min[] = {0x7e00, 0x7e01, 0x8000, 0x0000, 0xfc00, 0x8001, 0xc000, 0x3c00};
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(hmax.data<uint16_t>()[i], want_max[i]) << i;
+    EXPECT_EQ(hmin.data<uint16_t>()[i], want_min[i]) << i;
+  }
+  for (const char* op : {"Min", "Max"}) {
+    OpTest t = Node(op, {ha, hb, hb});
+    ExpectGeneratedMatches(t, {ha, hb, hb}, 0, true);
+  }
   // Mod: the integer minimum, zero divisors, float fmod by 0 and of -0.
   const HostTensor mx = Exact<int8_t>(DType::kInt8, {-128, -128, -128, 5, -5, 0, 127, -1});
   const HostTensor my = Exact<int8_t>(DType::kInt8, {-1, 1, 0, 0, 3, -3, -128, 127});
@@ -181,6 +196,7 @@ TEST(Arith, GeneratedMatchesOverDTypesAndBroadcasts) {
   };
   for (const char* op : {"Min", "Max"}) {
     for (DType d : numeric) add(op, d, shapes[seed % shapes.size()], {});
+    add(op, DType::kFloat16, shapes[seed % shapes.size()], {});
   }
   for (const char* op : {"Sum", "Mean"}) {
     for (DType d : {DType::kFloat32, DType::kFloat64}) {
