@@ -91,8 +91,16 @@ const std::set<std::string> kOps = {
     "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization", "Flatten",
     "Reshape", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze", "Pad",
     "ReduceMean", "ReduceSum", "ReduceMax", "Identity", "Dropout", "Exp", "Log", "Sqrt", "Pow",
-    "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearMatMul", "QLinearConv", "MatMulInteger", "ConvInteger",
-    "Abs", "Neg", "Erf", "Gather", "Resize"};
+    "Abs", "Neg", "Erf", "Gather", "Resize",
+    // codegen/ops/quantize.cc, qlinear.cc
+    "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearMatMul", "QLinearConv",
+    "MatMulInteger", "ConvInteger",
+    // codegen/ops/math.cc, compare.cc, arith.cc
+    "Reciprocal", "Sign", "Floor", "Ceil", "Round", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+    "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Not", "Elu", "Selu", "Celu",
+    "Softplus", "Softsign", "ThresholdedRelu", "Shrink", "Mish", "Equal", "Less", "Greater",
+    "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "Min", "Max", "Mean", "Sum",
+    "Mod", "PRelu", "BitShift"};
 // Operators allowed only because they normally fold away.
 const std::set<std::string> kHelpers = {"Constant", "Shape", "Size", "Cast", "ConstantOfShape",
                                         "Range", "Expand"};

@@ -338,12 +338,52 @@ Status Importer::ApplyInputOptions() {
   return Status::Ok();
 }
 
+// PRelu before opset 7 applied a 1-D slope of X's channel count per channel
+// (axis 1: what PyTorch's exporter wrote for PReLU(num_parameters=C)); from
+// opset 7 a slope broadcasts numpy-style, from the right, and the converter
+// leaves it as it is. A constant slope [C] of such a node (C = X's dimension
+// 1) becomes [C, 1, ..., 1] so that it means the same after conversion.
+void ReshapeChannelPReluSlopes(onnx::GraphProto* g) {
+  // The dims of value `name` as recorded (-1 where unknown); empty if none.
+  auto dims_of = [g](const std::string& name) {
+    std::vector<int64_t> dims;
+    for (const auto* list : {&g->input(), &g->value_info()}) {
+      for (const auto& v : *list) {
+        if (v.name() != name || !v.type().tensor_type().has_shape()) continue;
+        for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+        return dims;
+      }
+    }
+    return dims;
+  };
+  for (const auto& node : g->node()) {
+    if (node.op_type() != "PRelu" || node.input_size() != 2) continue;
+    const std::vector<int64_t> x = dims_of(node.input(0));
+    int uses = 0;
+    for (const auto& other : g->node()) {
+      for (const auto& in : other.input()) uses += in == node.input(1);
+    }
+    if (x.size() < 3 || uses != 1) continue;
+    const int rank = static_cast<int>(x.size());
+    for (auto& init : *g->mutable_initializer()) {
+      if (init.name() != node.input(1) || init.dims_size() != 1 || init.dims(0) <= 1 || init.dims(0) != x[1]) continue;
+      for (int k = 2; k < rank; ++k) init.add_dims(1);
+      for (auto& in : *g->mutable_input()) {  // old models list initializers as inputs too
+        if (in.name() != init.name() || !in.type().tensor_type().has_shape()) continue;
+        auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+        for (int k = 2; k < rank; ++k) shape->add_dim()->set_dim_value(1);
+      }
+    }
+  }
+}
+
 Status Importer::Convert() {
   // ONNX's adapters need the shapes of intermediate values (value_info).
   MLF_RETURN_IF_ERROR(InferOnnxShapes(model_));
   if (opset_ >= kCanonicalOpset) return Status::Ok();
   const std::string what = "cannot convert the ONNX model from opset " + std::to_string(opset_) +
                            " to opset " + std::to_string(kCanonicalOpset);
+  if (opset_ < 7) ReshapeChannelPReluSlopes(model_.mutable_graph());
   try {
     model_ = onnx::version_conversion::ConvertVersion(model_, static_cast<int>(kCanonicalOpset));
   } catch (const std::exception& e) {

@@ -518,6 +518,41 @@ TEST(OnnxFrontend, UpsampleKeepsAsymmetricCoordinates) {
   for (int i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], want[i]) << i;
 }
 
+// PRelu before opset 7 applied a slope [C] per channel (PyTorch's
+// PReLU(num_parameters=C)); the front end reshapes it to [C, 1] so that it
+// still does after the conversion to opset 13's broadcasting.
+TEST(OnnxFrontend, OldPReluSlopeIsPerChannel) {
+  ModelBuilder b(6, 3);
+  b.Input("x", kFloat, {1, 3, 2});
+  ir::HostTensor slope = ir::HostTensor::Zeros(DType::kFloat32, {3});
+  for (int i = 0; i < 3; ++i) slope.data<float>()[i] = static_cast<float>(i + 1);
+  b.Initializer("slope", slope);
+  b.Input("slope", kFloat, {3});  // IR 3 lists initializers as inputs too
+  b.Node("PRelu", {"x", "slope"}, {"y"}, "p");
+  b.Output("y", kFloat, {1, 3, 2});
+  Result<ir::Graph> g = ImportOnnx(b.Bytes());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->value(g->nodes[0].inputs[1]).shape, (std::vector<int64_t>{3, 1}));
+  ir::HostTensor x = ir::HostTensor::Zeros(DType::kFloat32, {1, 3, 2});
+  for (int i = 0; i < 6; ++i) x.data<float>()[i] = -1;
+  std::vector<ir::HostTensor> out;
+  ASSERT_TRUE(ops::EvaluateNode(g->nodes[0], {&x, &*g->value(g->nodes[0].inputs[1]).constant}, &out).ok());
+  const float want[] = {-1, -1, -2, -2, -3, -3};
+  for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], want[i]) << i;
+
+  // A slope that is not of the channel count is left to broadcast as it is.
+  ModelBuilder last(6, 3);
+  last.Input("x", kFloat, {1, 2, 3});
+  last.Initializer("slope", slope);
+  last.Input("slope", kFloat, {3});
+  last.Node("PRelu", {"x", "slope"}, {"y"}, "p");
+  last.Output("y", kFloat, {1, 2, 3});
+  Result<ir::Graph> h = ImportOnnx(last.Bytes());
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->value(h->nodes[0].inputs[1]).shape, (std::vector<int64_t>{3}));
+}
+
 TEST(OnnxFrontend, DisagreementWithOnnxShapeInference) {
   // value_info claims c is [4]; the Constant makes it [3].
   ModelBuilder b;

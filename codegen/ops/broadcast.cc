@@ -123,4 +123,19 @@ std::string LoopNest::Emit(const std::function<std::string(const std::vector<std
   return out;
 }
 
+Result<BroadcastPlan> PlanBroadcast(const std::vector<std::vector<int64_t>>& inputs) {
+  BroadcastPlan p;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (k == 0) {
+      p.out = inputs[0];
+    } else {
+      MLF_ASSIGN_OR_RETURN(p.out, BroadcastShapes(p.out, inputs[k]));
+    }
+  }
+  std::vector<std::vector<int64_t>> strides = {ContiguousStrides(p.out)};
+  for (const std::vector<int64_t>& in : inputs) strides.push_back(BroadcastStrides(in, p.out));
+  p.nest = LoopNest::Collapse(p.out, strides);
+  return p;
+}
+
 }  // namespace mlf::ops

@@ -55,6 +55,17 @@ struct LoopNest {
                    int indent = 2) const;
 };
 
+// An N-ary elementwise operation over broadcast operands: the output shape
+// (numpy rules over every input) and the collapsed nest whose operand 0 is the
+// output (contiguous) and operand k + 1 is input k.
+struct BroadcastPlan {
+  std::vector<int64_t> out;
+  LoopNest nest;
+};
+// kInvalidArgument as BroadcastShapes when the inputs do not broadcast (the
+// shape so far against the next input's).
+Result<BroadcastPlan> PlanBroadcast(const std::vector<std::vector<int64_t>>& inputs);
+
 }  // namespace mlf::ops
 
 #endif  // MLFKIT_CODEGEN_OPS_BROADCAST_H_

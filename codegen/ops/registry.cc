@@ -24,6 +24,9 @@ const std::vector<OpDef>& Table() {
     RegisterResizeOps(t);
     RegisterQuantizeOps(t);
     RegisterQLinearOps(t);
+    RegisterMathOps(t);
+    RegisterCompareOps(t);
+    RegisterArithOps(t);
     return t;
   }();
   return *table;
