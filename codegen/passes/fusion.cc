@@ -221,35 +221,6 @@ Status CopyActivationAttributes(const Graph& g, const Node& act, Node& p) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<int> FoldBatchNormalization(Graph& g) {
-  int folded = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].op != "BatchNormalization") continue;
-    MLF_ASSIGN_OR_RETURN(bool done, FoldOneBatchNorm(g, i));
-    if (done) {
-      ++folded;
-      --i;
-    }
-  }
-  return folded;
-}
-
-Result<int> FuseBias(Graph& g) {
-  MatMulToGemm(g);
-  int fused = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].op != "Add") continue;
-    MLF_ASSIGN_OR_RETURN(bool done, FuseOneBias(g, i));
-    if (done) {
-      ++fused;
-      --i;
-    }
-  }
-  return fused;
-}
-
 // Add(Conv(...), r) with both operands float32 of one shape, the Conv's
 // output read by the Add only and the Conv taking conv_f32
 // (ops::ConvSuitsKernel) without an activation yet: the Conv takes r as its
@@ -289,11 +260,15 @@ Result<bool> FuseOneResidual(Graph& g, size_t add_index) {
   return false;
 }
 
-Result<int> FuseResidualAdds(Graph& g) {
+// Calls fuse_one(g, i) on every node whose op is `op`, counting the nodes
+// it fused. A fusion removes one node at or before i, so the node now at i
+// is the next one to look at.
+template <typename FuseOne>
+Result<int> FuseEach(Graph& g, const std::string& op, FuseOne fuse_one) {
   int fused = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].op != "Add") continue;
-    MLF_ASSIGN_OR_RETURN(bool done, FuseOneResidual(g, i));
+    if (g.nodes[i].op != op) continue;
+    MLF_ASSIGN_OR_RETURN(bool done, fuse_one(g, i));
     if (done) {
       ++fused;
       --i;
@@ -301,6 +276,19 @@ Result<int> FuseResidualAdds(Graph& g) {
   }
   return fused;
 }
+
+}  // namespace
+
+Result<int> FoldBatchNormalization(Graph& g) {
+  return FuseEach(g, "BatchNormalization", FoldOneBatchNorm);
+}
+
+Result<int> FuseBias(Graph& g) {
+  MatMulToGemm(g);
+  return FuseEach(g, "Add", FuseOneBias);
+}
+
+Result<int> FuseResidualAdds(Graph& g) { return FuseEach(g, "Add", FuseOneResidual); }
 
 Result<int> FuseActivations(Graph& g) {
   int fused = 0;
