@@ -74,9 +74,8 @@ static void check_nan(int isa) {
 }
 
 /* Intra-op threads: 2-4 tasks give the serial result bit for bit, whether
- * the split falls on rows (many panels), on columns (one panel) or on
- * columns alone (plenty of them), with the M % 8 rows, a ragged last column
- * block and a residual. */
+ * the split falls on rows (fewer than 32 columns) or on columns, with the
+ * M % 8 rows, ragged column ranges and a residual. */
 static void check_threads(int isa, int m, int n, int k) {
   const size_t cn = (size_t)m * n;
   float* a = calloc((size_t)(m * k + 1), sizeof(float));
@@ -100,8 +99,8 @@ static void check_threads(int isa, int m, int n, int k) {
     snprintf(what, sizeof what, "gemm threads=%d m=%d n=%d k=%d [%s]", threads, m, n, k,
              mlfk_test_isa_name(isa));
     mlfk_test_expect_same_bits(what, split, serial, cn);
-    if (tasks != threads) {
-      printf("FAIL %s: %d tasks, want %d\n", what, tasks, threads);
+    if (tasks < 2) {
+      printf("FAIL %s: %d task, want a split\n", what, tasks);
       ++mlfk_test_failures;
     }
   }
@@ -142,9 +141,11 @@ int main(void) {
     check(isa, 9, 33, 17, 1, 1, -0.5f, 0.25f);       /* residual, then Clip */
     check(isa, 24, 520, 20, 0, 0, 0.0f, 6.0f);       /* N across the N block */
     check_nan(isa);
-    check_threads(isa, 37, 70, 300);  /* rows: 4 panels and 5 rows */
-    check_threads(isa, 9, 130, 20);   /* one panel: columns, the last 2 wide */
-    check_threads(isa, 37, 600, 40);  /* columns alone: 19 blocks */
+    check_threads(isa, 37, 20, 300);  /* rows: 4 panels and 5 rows */
+    check_threads(isa, 16, 31, 20);   /* 2 panels, 31 columns: rows */
+    check_threads(isa, 9, 130, 20);   /* columns alone, ragged */
+    check_threads(isa, 37, 600, 40);  /* columns alone, across the N block */
+    check_threads(isa, 37, 49, 300);  /* a 7x7 image: 2-3 column tasks */
   }
   return mlfk_test_finish("gemm_f32_test");
 }

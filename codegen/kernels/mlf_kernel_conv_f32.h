@@ -145,9 +145,9 @@ MLFK_FN void mlfk_conv2d_f32_task(void* arg, int32_t task) {
                          j->scratch + (size_t)task * k * j->sub, p0, p1, j->sub, j->lo, j->hi);
 }
 
-/* Output pixels below which an image is not cut by pixels (the tasks' chunks
- * would be too narrow for the GEMM tiles). */
-#define MLFK_CONV_MIN_TASK_PIXELS 64
+/* Output pixels per task below which an image is not cut by pixels (the
+ * tasks' chunks would be too narrow for the GEMM tiles). */
+#define MLFK_CONV_MIN_TASK_PIXELS 16
 
 /* y = clamp(conv(x, w) + bias + res, lo, hi) as run `ex` says (NULL: the
  * best variant, serial); res, a residual shaped like y (a fused Add), may be

@@ -280,18 +280,18 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
   }
 }
 
-/* Intra-op threads: C is cut into a grid of tm x tn blocks, rows at panel
- * boundaries (the M % 8 remaining rows go with the last block) and columns
- * at multiples of 32 (a multiple of every variant's tile width). Every
- * element is still computed by the same tile code over the same K blocks in
- * the same order as in one call, so the grid does not change a bit. */
-#define MLFK_GEMM_NSPLIT 32
-/* Blocks of MLFK_GEMM_NSPLIT columns per task from which C is cut by
- * columns alone. */
-#define MLFK_GEMM_COLUMN_BLOCKS_PER_TASK 4
+/* Intra-op threads: C is cut into tn ranges of columns (at any column) or
+ * tm ranges of rows at panel boundaries (the M % 8 remaining rows go with
+ * the last). Every element is still computed by the same tile code over the
+ * same K blocks in the same order as in one call, so the cut does not change
+ * a bit. */
+/* Columns per task from which C is cut by columns alone, at any column (a
+ * column's result does not depend on the tile that holds it): a 7x7 image's
+ * 49 pixels become 25 + 24, on the cores that computed them. */
+#define MLFK_GEMM_MIN_TASK_COLUMNS 16
 
 typedef struct {
-  int isa, m, n, k, tm, tn;
+  int isa, m, n, k, tm, tn, by_columns;
   const float* a;
   const float* b;
   const float* bias;
@@ -304,15 +304,14 @@ typedef struct {
 MLFK_FN void mlfk_gemm_f32_task(void* arg, int32_t task) {
   const mlfk_gemm_f32_job* g = (const mlfk_gemm_f32_job*)arg;
   const int panels = g->m / MLFK_GEMM_MR;
-  const int um = panels > 0 ? panels : 1;
-  const int un = (g->n + MLFK_GEMM_NSPLIT - 1) / MLFK_GEMM_NSPLIT;
-  int pb, pe, nb, ne, m0, m1, n0, n1;
-  mlfk_split(um, g->tm, task / g->tn, &pb, &pe);
-  mlfk_split(un, g->tn, task % g->tn, &nb, &ne);
+  int pb = 0, pe = panels, m0, m1, n0 = 0, n1 = g->n;
+  if (g->by_columns) {
+    mlfk_split(g->n, g->tn, task, &n0, &n1);
+  } else {
+    mlfk_split(panels > 0 ? panels : 1, g->tm, task, &pb, &pe);
+  }
   m0 = panels > 0 ? pb * MLFK_GEMM_MR : 0;
   m1 = panels > 0 && pe < panels ? pe * MLFK_GEMM_MR : g->m;
-  n0 = nb * MLFK_GEMM_NSPLIT;
-  n1 = ne * MLFK_GEMM_NSPLIT < g->n ? ne * MLFK_GEMM_NSPLIT : g->n;
   /* Rows from a panel boundary on are a packed matrix of their own. */
   mlfk_gemm_f32_with(g->isa, m1 - m0, n1 - n0, g->k, g->a + (ptrdiff_t)m0 * g->k, g->b + n0, g->ldb,
                      g->bias ? g->bias + m0 : NULL,
@@ -327,25 +326,21 @@ MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const 
                                 const float* res, float* c, ptrdiff_t ldc, float lo, float hi) {
   const int panels = m / MLFK_GEMM_MR;
   const int um = panels > 0 ? panels : 1;
-  const int un = n > 0 ? (n + MLFK_GEMM_NSPLIT - 1) / MLFK_GEMM_NSPLIT : 1;
-  const int tasks = mlfk_exec_tasks(ex, um * un);
+  const int tasks = mlfk_exec_tasks(ex, um);
+  const int column_tasks = mlfk_exec_tasks(ex, n / MLFK_GEMM_MIN_TASK_COLUMNS);
   mlfk_gemm_f32_job g;
   g.isa = mlfk_exec_isa(ex);
-  if (tasks <= 1 || m <= 0 || n <= 0) {
+  if ((tasks <= 1 && column_tasks <= 1) || m <= 0 || n <= 0) {
     mlfk_gemm_f32_with(g.isa, m, n, k, a, b, ldb, bias, res, c, ldc, lo, hi);
     return;
   }
-  /* Columns when there are plenty (each task then reads only its part of B,
+  /* Columns when there are enough (each task then reads only its part of B,
    * and a convolution's next layer finds its pixels on the core that wrote
-   * them); otherwise rows first (each task reads only its panels of A), and
-   * columns too when there are fewer panels than tasks. */
-  if (un >= MLFK_GEMM_COLUMN_BLOCKS_PER_TASK * tasks) {
-    g.tm = 1;
-    g.tn = tasks;
-  } else {
-    g.tm = um < tasks ? um : tasks;
-    g.tn = tasks / g.tm < un ? tasks / g.tm : un;
-  }
+   * them); otherwise (fewer than 32 columns) panels of rows, each task
+   * reading only its panels of A. */
+  g.by_columns = column_tasks > 1;
+  g.tm = g.by_columns ? 1 : um < tasks ? um : tasks;
+  g.tn = g.by_columns ? column_tasks : 1;
   g.m = m;
   g.n = n;
   g.k = k;

@@ -487,7 +487,13 @@ bool IsPointwise(const Window& w) {
 
 bool FitsInt(int64_t v) { return v >= 0 && v <= INT32_MAX; }
 
-int64_t KernelChunk(const ConvShape& s) { return std::min<int64_t>(kConvKernelChunk, s.w.OutElements()); }
+// A multiple of 8 when the image has fewer pixels than kConvKernelChunk, so
+// that threads cutting a small image by pixels (conv_f32) each get a slice
+// of the chunk at least as wide as their range: 49 pixels give a chunk of
+// 56, 28 pixels per task for two.
+int64_t KernelChunk(const ConvShape& s) {
+  return std::min<int64_t>(kConvKernelChunk, (s.w.OutElements() + 7) / 8 * 8);
+}
 
 // conv_f32 multiplies X directly (no scratch) for a 1x1, stride-1, unpadded window.
 bool KernelIsDirect(const Window& w) {
