@@ -197,7 +197,11 @@ X MathFloat(const MathPlan& p, X x) {
     case Fn::kSoftsign: return x / (X(1) + std::fabs(x));
     case Fn::kThresholdedRelu: return (x > a || x != x) ? x : X(0);
     case Fn::kShrink: return x < -a ? x + b : (x > a ? x - b : X(0));
-    case Fn::kMish: return x * std::tanh(Softplus(x));
+    // NaN passes through as it came: x * tanh(...) would multiply two NaNs
+    // (tanh's of -|x|), and which one the product keeps (its sign) depends on
+    // the compiler's operand order (an -O0 build and the generated C at -O2
+    // differed).
+    case Fn::kMish: return x != x ? x : x * std::tanh(Softplus(x));
     default: return x;
   }
 }
@@ -233,7 +237,7 @@ std::string MathC(const MathPlan& p) {
     case Fn::kThresholdedRelu: return "(x > " + a + " || x != x) ? x : " + zero;
     case Fn::kShrink:
       return "x < " + CLiteral(d, -p.a) + " ? x + " + b + " : (x > " + a + " ? x - " + b + " : " + zero + ")";
-    case Fn::kMish: return "x * " + fn("tanh") + "(" + softplus() + ")";
+    case Fn::kMish: return "x != x ? x : x * " + fn("tanh") + "(" + softplus() + ")";
     default: return fn(LibmName(p.spec->fn)) + "(x)";
   }
 }
