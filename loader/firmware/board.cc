@@ -210,8 +210,10 @@ Status CheckMemory(const Board& b, const std::string& file) {
                                                              {"io", &b.io},
                                                              {"stack", &b.stack}};
   for (const auto& [part, region] : parts) {
+    // A named copy: C++17 lambdas cannot capture a structured binding (clang refuses).
+    const std::string& wanted = *region;
     const bool known = std::any_of(b.memory.begin(), b.memory.end(),
-                                   [&](const MemoryRegion& r) { return r.name == *region; });
+                                   [&](const MemoryRegion& r) { return r.name == wanted; });
     std::string names;
     for (const MemoryRegion& r : b.memory) names += (names.empty() ? "" : ", ") + r.name;
     if (!known) {
