@@ -173,7 +173,8 @@ for t in "${targets[@]}"; do
   read -r execs crashes rc <"$data_dir/logs/$t.result"
   line="fuzz: $t: $execs executions in $seconds s, $crashes crashes"
   if [ "$crashes" -gt 0 ]; then
-    newest=$(ls -t "$data_dir/crashes/$t" | head -1)
+    newest=$(ls -t "$data_dir/crashes/$t")
+    newest=${newest%%$'\n'*}
     line+=" (newest: $data_dir/crashes/$t/$newest; log: $data_dir/logs/$t.log)"
     failed=1
   elif [ "$rc" -ne 0 ]; then

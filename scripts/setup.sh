@@ -34,7 +34,7 @@ provided=" $(dpkg-query -W -f='${Status}|${Provides}\n' 2>/dev/null |
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" &&
+  if [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" != "install ok installed" ]] &&
      [[ "$provided" != *" $pkg "* ]]; then
     missing+=("$pkg")
   fi

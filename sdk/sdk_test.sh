@@ -23,6 +23,11 @@ model=$runfiles/examples/tiny_cnn/model.yaml
 mlf=$prefix/bin/mlf
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "--- $*"; }
+# A pipe into `grep -q` fails under pipefail when grep exits at its first match
+# and the writer gets SIGPIPE (ldd does, now and then), so output is captured
+# first and searched afterwards.
+# has_line REGEX TEXT: TEXT has a line matching REGEX.
+has_line() { grep -q -- "$1" <<<"$2"; }
 
 # expect_usage_error WANT ARGS...: scripts/sdk.sh ARGS exits 2 printing WANT.
 expect_usage_error() {
@@ -40,7 +45,8 @@ touch "$tmp/a-file"
 expect_usage_error "sdk.sh: --prefix $tmp/a-file exists and is not a directory" --prefix "$tmp/a-file"
 
 step "versions agree"
-mlf_version=$("$mlf" --version | head -1)
+mlf_version=$("$mlf" --version)
+mlf_version=${mlf_version%%$'\n'*}
 pc_version=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --modversion mlfkit)
 [ "$pc_version" = "$want_version" ] || fail "mlfkit.pc says $pc_version, BUILD says $want_version"
 case "$mlf_version" in
@@ -64,11 +70,12 @@ PY
 check_demo() {
   local name=$1 demo=$2 out=$tmp/$1
   mkdir -p "$out"
-  "$demo" export "$model" "$out/model.tar" | grep -q '^wrote .*model.tar (metadata version 8)$' \
-    || fail "$name: export printed something else"
+  local printed
+  printed=$("$demo" export "$model" "$out/model.tar")
+  has_line '^wrote .*model.tar (metadata version 8)$' "$printed" || fail "$name: export printed something else"
   "$mlf" verify "$out/model.tar" > /dev/null || fail "$name: mlf verify refused the exported archive"
-  "$demo" run "$out/model.tar" "$tmp/input.npy" "$out/output.npy" \
-    | grep -q "^ran default with mlfkit $want_version: output " || fail "$name: run printed something else"
+  printed=$("$demo" run "$out/model.tar" "$tmp/input.npy" "$out/output.npy")
+  has_line "^ran default with mlfkit $want_version: output " "$printed" || fail "$name: run printed something else"
   "$mlf" run "$out/model.tar" --input image="$tmp/input.npy" \
     --expect logits="$out/output.npy" --rtol 0 --atol 0 \
     > "$out/mlf_run.txt" || { cat "$out/mlf_run.txt"; fail "$name: output differs from mlf run"; }
@@ -80,7 +87,7 @@ cmake -S "$examples/run_model" -B "$tmp/cmake-shared" -DCMAKE_PREFIX_PATH="$pref
   || { cat "$tmp/cmake-shared.log"; fail "cmake configure (shared)"; }
 cmake --build "$tmp/cmake-shared" -j 2 > "$tmp/build-shared.log" 2>&1 \
   || { cat "$tmp/build-shared.log"; fail "cmake build (shared)"; }
-ldd "$tmp/cmake-shared/mlfkit_demo" | grep -q "libmlfkit.so.0 => $prefix/lib/libmlfkit.so.0" \
+has_line "libmlfkit.so.0 => $prefix/lib/libmlfkit.so.0" "$(ldd "$tmp/cmake-shared/mlfkit_demo")" \
   || fail "the shared demo does not load libmlfkit.so.0 from the prefix"
 check_demo cmake-shared "$tmp/cmake-shared/mlfkit_demo"
 
@@ -89,7 +96,7 @@ cmake -S "$examples/run_model" -B "$tmp/cmake-static" -DCMAKE_PREFIX_PATH="$pref
   -DMLFKIT_USE_STATIC_LIBS=ON > "$tmp/cmake-static.log" || { cat "$tmp/cmake-static.log"; fail "cmake configure (static)"; }
 cmake --build "$tmp/cmake-static" -j 2 > "$tmp/build-static.log" 2>&1 \
   || { cat "$tmp/build-static.log"; fail "cmake build (static)"; }
-if ldd "$tmp/cmake-static/mlfkit_demo" | grep -q libmlfkit; then fail "the static demo loads libmlfkit.so"; fi
+if has_line libmlfkit "$(ldd "$tmp/cmake-static/mlfkit_demo")"; then fail "the static demo loads libmlfkit.so"; fi
 check_demo cmake-static "$tmp/cmake-static/mlfkit_demo"
 
 step "pkg-config"
@@ -121,7 +128,7 @@ expect_cmake_error() {
   local status=0
   cmake -S "$examples/static_model" -B "$dir" -DCMAKE_PREFIX_PATH="$prefix" "$@" > "$dir.log" 2>&1 || status=$?
   [ "$status" != 0 ] || fail "cmake $* succeeded"
-  tr -s ' \n' ' ' < "$dir.log" | grep -qF "$want" || { cat "$dir.log"; fail "cmake $*: no '$want'"; }
+  grep -qF -- "$want" <<<"$(tr -s ' \n' ' ' < "$dir.log")" || { cat "$dir.log"; fail "cmake $*: no '$want'"; }
 }
 expect_cmake_error "mlfkit_add_model(tiny_model): MODEL <file> is required" "$tmp/no-model"
 expect_cmake_error "mlfkit_add_model(tiny_model): MODEL $tmp/missing.yaml does not exist" \
