@@ -1,5 +1,5 @@
 // Files compiled into mlfkit binaries from schemas/, their single source of
-// truth: the metadata JSON Schemas (v8, TVM v5-v7, the YAML model schema) and
+// truth: the metadata JSON Schemas (v8, v9, TVM v5-v7, the YAML model schema, boards) and
 // the generated-code ABI header. The bytes are compiled in at build time by
 // embed_files() (//embed) from the files listed in schemas/BUILD.bazel, so a binary
 // never disagrees with the schema files it was built from and needs no data

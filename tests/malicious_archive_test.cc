@@ -541,12 +541,12 @@ std::vector<Case> Corpus(const Base& b, const std::string& sentinel) {
                    Policy::kNone, 1,
                    {"metadata.json: module 'tiny': input 'x': size_bytes is 17 but float32 with "
                     "this shape takes 16"}});
-  cases.push_back({"newer_version_9", Tar([with_metadata, edit_metadata] {
+  cases.push_back({"newer_version_10", Tar([with_metadata, edit_metadata] {
                      return with_metadata(
-                         edit_metadata([](nlohmann::json& j) { j["version"] = 9; }));
+                         edit_metadata([](nlohmann::json& j) { j["version"] = 10; }));
                    }),
                    Policy::kNone, 1,
-                   {"metadata version 9 is newer than this mlfkit supports (version 8); upgrade "
+                   {"metadata version 10 is newer than this mlfkit supports (version 9); upgrade "
                     "mlfkit"}});
 
   // ------------------------------------------------------------ signatures

@@ -308,13 +308,13 @@ TEST(PackDirectoryTest, InvalidMetadataIsRefusedNamingTheDirectory) {
   EXPECT_EQ(md.status().message(),
             dir + "/m: metadata.json: missing integer field \"version\"");
 
-  WriteFile(dir + "/m/metadata.json", "{\"version\": 9}");
+  WriteFile(dir + "/m/metadata.json", "{\"version\": 10}");
   md = PackDirectory(dir + "/m", dir + "/a.tar", PackOptions{});
   ASSERT_FALSE(md.ok());
   EXPECT_EQ(md.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(md.status().message(),
-            dir + "/m: metadata version 9 is newer than this mlfkit supports "
-                  "(version 8); upgrade mlfkit");
+            dir + "/m: metadata version 10 is newer than this mlfkit supports "
+                  "(version 9); upgrade mlfkit");
   EXPECT_FALSE(Exists(dir + "/a.tar"));
 }
 

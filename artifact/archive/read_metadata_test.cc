@@ -103,10 +103,10 @@ TEST(ReadArchiveHeadTest, FirstMemberErrors) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "metadata.json: missing integer field \"version\"");
 
-  s = HeadStatus(WriteTar(dir + "/d.tar", {{"metadata.json", "{\"version\": 9}"}}));
+  s = HeadStatus(WriteTar(dir + "/d.tar", {{"metadata.json", "{\"version\": 10}"}}));
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(s.message(),
-            "metadata version 9 is newer than this mlfkit supports (version 8); upgrade mlfkit");
+            "metadata version 10 is newer than this mlfkit supports (version 9); upgrade mlfkit");
 
   // Too large: refused from the header, before any data is read.
   const uint64_t size = kMaxMetadataBytes + 1;

@@ -28,6 +28,16 @@ DTypeValue KnownDType(const json& j) {
   return DTypeValue(DTypeValue::Read(j.get<std::string>()).known().value());
 }
 
+std::optional<QuantizationInfo> QuantizationFrom(const json& owner) {
+  if (!owner.contains("quantization")) return std::nullopt;
+  const json& j = owner.at("quantization");
+  QuantizationInfo q;
+  q.scale = j.at("scale").get<std::vector<double>>();
+  q.zero_point = j.at("zero_point").get<std::vector<int64_t>>();
+  if (j.contains("axis")) q.axis = j.at("axis").get<int64_t>();
+  return q;
+}
+
 TensorInfo TensorFrom(const json& j) {
   TensorInfo t;
   t.name = j.at("name").get<std::string>();
@@ -35,6 +45,7 @@ TensorInfo TensorFrom(const json& j) {
   t.dtype = KnownDType(j.at("dtype"));
   t.shape = ShapeFrom(j.at("shape"));
   t.size_bytes = j.at("size_bytes").get<uint64_t>();
+  t.quantization = QuantizationFrom(j);
   return t;
 }
 
@@ -55,6 +66,8 @@ ParametersInfo ParametersFrom(const json& j) {
     pt.shape = ShapeFrom(t.at("shape"));
     pt.offset = t.at("offset").get<uint64_t>();
     pt.size_bytes = t.at("size_bytes").get<uint64_t>();
+    pt.quantization = QuantizationFrom(t);
+    pt.layout = t.value("layout", "");
     p.tensors.push_back(std::move(pt));
   }
   return p;
@@ -68,6 +81,17 @@ MemoryInfo MemoryFrom(const json& j) {
   m.alignment_bytes = j.at("alignment_bytes").get<uint64_t>();
   if (j.contains("workspace_lower_bound_bytes")) {
     m.workspace_lower_bound_bytes = j.at("workspace_lower_bound_bytes").get<uint64_t>();
+  }
+  for (const json& b : j.value("plan", json::array())) {
+    PlanBufferInfo buffer;
+    buffer.name = b.at("name").get<std::string>();
+    buffer.kind = Known(ParsePlanBufferKind, b.at("kind"));
+    buffer.offset = b.at("offset").get<uint64_t>();
+    buffer.size_bytes = b.at("size_bytes").get<uint64_t>();
+    buffer.first_operator = b.at("first_operator").get<uint64_t>();
+    buffer.last_operator = b.at("last_operator").get<uint64_t>();
+    buffer.inside = b.value("inside", "");
+    m.plan.push_back(std::move(buffer));
   }
   return m;
 }
@@ -87,6 +111,13 @@ SourceInfo SourceFrom(const json& j) {
   if (j.contains("opset")) s.opset = j.at("opset").get<int64_t>();
   s.sha256 = j.value("sha256", "");
   s.path = j.value("path", "");
+  for (const json& f : j.value("input_shapes", json::array())) {
+    s.input_shapes.push_back({f.at("name").get<std::string>(), ShapeFrom(f.at("shape"))});
+  }
+  for (const json& c : j.value("constants", json::array())) {
+    s.constants.push_back({c.at("name").get<std::string>(), KnownDType(c.at("dtype")),
+                           ShapeFrom(c.at("shape")), c.at("sha256").get<std::string>()});
+  }
   return s;
 }
 
@@ -106,6 +137,7 @@ std::vector<OperatorInfo> OperatorsFrom(const json& j) {
     op.name = o.at("name").get<std::string>();
     op.ops = o.value("ops", std::vector<std::string>{});
     op.macs = o.value("macs", uint64_t{0});
+    if (o.contains("param_bytes")) op.param_bytes = o.at("param_bytes").get<uint64_t>();
     out.push_back(std::move(op));
   }
   return out;
@@ -128,6 +160,10 @@ ModuleMetadata ModuleFrom(const json& j) {
   if (j.contains("host_library")) m.host_library = HostLibraryFrom(j.at("host_library"));
   m.sources = j.at("sources").get<std::vector<std::string>>();
   if (j.contains("operators")) m.operators = OperatorsFrom(j.at("operators"));
+  if (j.contains("kernels")) {
+    m.kernels = KernelsInfo{j.at("kernels").at("families").get<std::vector<std::string>>(),
+                            j.at("kernels").at("variants").get<std::vector<std::string>>()};
+  }
   m.description = j.value("description", "");
   return m;
 }
@@ -153,9 +189,18 @@ Metadata MetadataFrom(const json& j) {
 // ---- model -> JSON. Optional parts are omitted when empty so that metadata
 // written by mlfkit stays minimal and round-trips exactly.
 
+void AddQuantization(const std::optional<QuantizationInfo>& q, json* owner) {
+  if (!q) return;
+  json j = {{"scale", q->scale}, {"zero_point", q->zero_point}};
+  if (q->axis) j["axis"] = *q->axis;
+  (*owner)["quantization"] = j;
+}
+
 json TensorTo(const TensorInfo& t) {
-  return {{"name", t.name}, {"c_name", t.c_name}, {"dtype", ToString(t.dtype)},
-          {"shape", t.shape}, {"size_bytes", t.size_bytes}};
+  json j = {{"name", t.name}, {"c_name", t.c_name}, {"dtype", ToString(t.dtype)},
+            {"shape", t.shape}, {"size_bytes", t.size_bytes}};
+  AddQuantization(t.quantization, &j);
+  return j;
 }
 
 json TensorsTo(const std::vector<TensorInfo>& ts) {
@@ -167,8 +212,11 @@ json TensorsTo(const std::vector<TensorInfo>& ts) {
 json ParametersTo(const ParametersInfo& p) {
   json tensors = json::array();
   for (const ParamTensorInfo& t : p.tensors) {
-    tensors.push_back({{"name", t.name}, {"dtype", ToString(t.dtype)}, {"shape", t.shape},
-                       {"offset", t.offset}, {"size_bytes", t.size_bytes}});
+    json tensor = {{"name", t.name}, {"dtype", ToString(t.dtype)}, {"shape", t.shape},
+                   {"offset", t.offset}, {"size_bytes", t.size_bytes}};
+    AddQuantization(t.quantization, &tensor);
+    if (!t.layout.empty()) tensor["layout"] = t.layout;
+    tensors.push_back(tensor);
   }
   json j = {{"storage", ToString(p.storage)}, {"tensors", tensors}};
   if (!p.path.empty()) j["path"] = p.path;
@@ -182,6 +230,17 @@ json MemoryTo(const MemoryInfo& m) {
             {"alignment_bytes", m.alignment_bytes}};
   if (m.workspace_lower_bound_bytes) {
     j["workspace_lower_bound_bytes"] = *m.workspace_lower_bound_bytes;
+  }
+  if (!m.plan.empty()) {
+    json plan = json::array();
+    for (const PlanBufferInfo& b : m.plan) {
+      json buffer = {{"name", b.name}, {"kind", ToString(b.kind)}, {"offset", b.offset},
+                     {"size_bytes", b.size_bytes}, {"first_operator", b.first_operator},
+                     {"last_operator", b.last_operator}};
+      if (!b.inside.empty()) buffer["inside"] = b.inside;
+      plan.push_back(buffer);
+    }
+    j["plan"] = plan;
   }
   return j;
 }
@@ -199,6 +258,21 @@ json SourceTo(const SourceInfo& s) {
   if (s.opset) j["opset"] = *s.opset;
   if (!s.sha256.empty()) j["sha256"] = s.sha256;
   if (!s.path.empty()) j["path"] = s.path;
+  if (!s.input_shapes.empty()) {
+    json shapes = json::array();
+    for (const SourceInfo::FixedShape& f : s.input_shapes) {
+      shapes.push_back({{"name", f.name}, {"shape", f.shape}});
+    }
+    j["input_shapes"] = shapes;
+  }
+  if (!s.constants.empty()) {
+    json constants = json::array();
+    for (const SourceInfo::FixedConstant& c : s.constants) {
+      constants.push_back({{"name", c.name}, {"dtype", ToString(c.dtype)}, {"shape", c.shape},
+                           {"sha256", c.sha256}});
+    }
+    j["constants"] = constants;
+  }
   return j;
 }
 
@@ -212,7 +286,9 @@ json HostLibraryTo(const HostLibraryInfo& h) {
 json OperatorsTo(const std::vector<OperatorInfo>& ops) {
   json out = json::array();
   for (const OperatorInfo& o : ops) {
-    out.push_back({{"name", o.name}, {"ops", o.ops}, {"macs", o.macs}});
+    json op = {{"name", o.name}, {"ops", o.ops}, {"macs", o.macs}};
+    if (o.param_bytes) op["param_bytes"] = *o.param_bytes;
+    out.push_back(op);
   }
   return out;
 }
@@ -227,6 +303,7 @@ json ModuleTo(const ModuleMetadata& m) {
   if (m.parameters) j["parameters"] = ParametersTo(*m.parameters);
   if (m.host_library) j["host_library"] = HostLibraryTo(*m.host_library);
   if (!m.operators.empty()) j["operators"] = OperatorsTo(m.operators);
+  if (m.kernels) j["kernels"] = {{"families", m.kernels->families}, {"variants", m.kernels->variants}};
   if (!m.description.empty()) j["description"] = m.description;
   return j;
 }
@@ -245,15 +322,20 @@ json MetadataTo(const Metadata& md) {
           {"files", files}};
 }
 
-const JsonSchema& MetadataV8Schema() {
-  // Compiled once; the embedded schema is part of the binary, so a failure
-  // here is a build defect, caught by metadata_schema_test.
-  static const JsonSchema* schema = [] {
-    auto text = EmbeddedFile("metadata-v8.schema.json");
-    auto compiled = JsonSchema::Compile(json::parse(*text));
-    return new JsonSchema(std::move(compiled).value());
-  }();
-  return *schema;
+const JsonSchema& CompiledSchema(const char* name) {
+  // The embedded schema is part of the binary, so a failure here is a build
+  // defect, caught by metadata_schema_test.
+  auto text = EmbeddedFile(name);
+  auto compiled = JsonSchema::Compile(json::parse(*text));
+  return *new JsonSchema(std::move(compiled).value());
+}
+
+// The schema of one of our own versions (kOldestMetadataVersion to
+// kMetadataVersion), each compiled once.
+const JsonSchema& OwnSchema(int64_t version) {
+  static const JsonSchema& v8 = CompiledSchema("metadata-v8.schema.json");
+  static const JsonSchema& v9 = CompiledSchema("metadata-v9.schema.json");
+  return version == 8 ? v8 : v9;
 }
 
 Status CheckVersion(int64_t version) {
@@ -262,9 +344,9 @@ Status CheckVersion(int64_t version) {
                               " is newer than this mlfkit supports (version " +
                               std::to_string(kMetadataVersion) + "); upgrade mlfkit");
   }
-  if (version != kMetadataVersion && !IsTvmMetadataVersion(version)) {
+  if (version < kOldestMetadataVersion && !IsTvmMetadataVersion(version)) {
     return FailedPrecondition("metadata version " + std::to_string(version) +
-                              " is not supported (supported: 5, 6, 7, 8)");
+                              " is not supported (supported: 5, 6, 7, 8, 9)");
   }
   return Status::Ok();
 }
@@ -286,7 +368,7 @@ Result<Metadata> Parse(std::string_view text, bool packing) {
   if (IsTvmMetadataVersion(version)) {
     if (packing) {
       return FailedPrecondition("metadata.json is TVM's (version " + std::to_string(version) +
-                                "): packing writes version 8 archives only");
+                                "): packing writes mlfkit's own versions only");
     }
     // TVM's metadata.json alone does not describe a model: the TVM wing
     // reads it with its whole archive; this layer does not know how.
@@ -294,8 +376,11 @@ Result<Metadata> Parse(std::string_view text, bool packing) {
                               "): it is read together with its archive, not alone");
   }
   if (packing && !j.contains("files")) j["files"] = json::object();
-  Status valid = MetadataV8Schema().Validate(j);
-  if (!valid.ok()) return valid.WithContext("metadata.json does not match the version 8 schema");
+  Status valid = OwnSchema(version).Validate(j);
+  if (!valid.ok()) {
+    return valid.WithContext("metadata.json does not match the version " + std::to_string(version) +
+                             " schema");
+  }
   Metadata md = MetadataFrom(j);
   MLF_RETURN_IF_ERROR(CheckMetadataSemantics(md, !packing).WithContext("metadata.json"));
   return md;

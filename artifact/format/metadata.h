@@ -1,4 +1,6 @@
-// The in-memory metadata model of a Model Library Format archive (version 8).
+// The in-memory metadata model of a Model Library Format archive (version 9;
+// version 8, which lacks only the optional fields marked "version 9", reads
+// into it unchanged).
 //
 // Every reader of mlfkit — inspect, verify, the host loader, the firmware
 // loader — works on this one model. TVM archives (versions 5–7) are normalised
@@ -9,7 +11,8 @@
 // The types mirror metadata.json field for field (docs/archive-format.md).
 // Parsing validates in three steps, each with messages naming the field:
 //   1. JSON syntax and resource bounds (size, nesting depth);
-//   2. the JSON Schema `schemas/metadata-v8.schema.json` (embedded at build time);
+//   2. the JSON Schema of the document's version, `schemas/metadata-v<N>.schema.json`
+//      (embedded at build time);
 //   3. semantic rules the schema cannot express (unique C names, byte sizes
 //      that match dtype × shape, a consistent parameter index, every referenced
 //      path listed in `files`).
@@ -29,8 +32,10 @@
 
 namespace mlf {
 
-// The metadata version this build writes; readers also accept TVM's 5–7.
-inline constexpr int kMetadataVersion = 8;
+// The metadata version this build writes; readers also accept our own from
+// kOldestMetadataVersion on and TVM's 5–7 (docs/design.md, "Format versions").
+inline constexpr int kMetadataVersion = 9;
+inline constexpr int kOldestMetadataVersion = 8;
 // The generated-code ABI version written (schemas/model_abi.h: MLF_ABI_VERSION);
 // readers accept every version from kMinAbiVersion on (docs/design.md,
 // "Generated-code ABI").
@@ -43,6 +48,19 @@ inline constexpr int kMaxJsonDepth = 64;
 inline constexpr char kMetadataMember[] = "metadata.json";
 inline constexpr char kSignatureMember[] = "metadata.json.sig";
 
+// Version 9: how a quantized tensor's integers map to real values,
+// real = (q - zero_point) * scale: one scale and zero point, or (with
+// `axis`) one per index along that dimension.
+struct QuantizationInfo {
+  std::vector<double> scale;
+  std::vector<int64_t> zero_point;
+  std::optional<int64_t> axis;
+
+  bool operator==(const QuantizationInfo& o) const {
+    return scale == o.scale && zero_point == o.zero_point && axis == o.axis;
+  }
+};
+
 // A model input or output.
 struct TensorInfo {
   std::string name;    // as the source model names it, e.g. "input:0"
@@ -54,8 +72,9 @@ struct TensorInfo {
   uint64_t size_bytes = 0;
   // False when the archive does not say (TVM archives without Relay text or
   // graph JSON): `shape` is then empty and `size_bytes` still holds the size.
-  // Always true in version 8.
+  // Always true in versions 8 and 9.
   bool shape_known = true;
+  std::optional<QuantizationInfo> quantization;  // version 9
 };
 
 // One tensor inside the parameter blob.
@@ -65,6 +84,11 @@ struct ParamTensorInfo {
   std::vector<int64_t> shape;
   uint64_t offset = 0;  // from the start of the blob, 64-byte aligned
   uint64_t size_bytes = 0;
+  std::optional<QuantizationInfo> quantization;  // version 9
+  // Version 9: the layout of the bytes when not the source's row-major
+  // tensor, e.g. "gemm_f32_panels8" (docs/archive-format.md, "Parameter
+  // layouts"); empty for row-major.
+  std::string layout;
 };
 
 struct ParametersInfo {
@@ -76,6 +100,19 @@ struct ParametersInfo {
   std::vector<ParamTensorInfo> tensors;
 };
 
+// Version 9: one buffer of the memory plan, live from operators[first] to
+// operators[last].
+struct PlanBufferInfo {
+  std::string name;      // the value's name, or the operator's for its scratch
+  PlanBufferKind kind = PlanBufferKind::kValue;
+  uint64_t offset = 0;   // in the workspace
+  uint64_t size_bytes = 0;
+  uint64_t first_operator = 0;
+  uint64_t last_operator = 0;
+  // The in-place Concat output that holds this value, or empty.
+  std::string inside;
+};
+
 struct MemoryInfo {
   uint64_t workspace_size_bytes = 0;
   uint64_t constants_size_bytes = 0;
@@ -84,6 +121,7 @@ struct MemoryInfo {
   // The largest sum of simultaneously live intermediates: what an ideal
   // planner would need. Recorded by mlfkit's compiler; absent elsewhere.
   std::optional<uint64_t> workspace_lower_bound_bytes;
+  std::vector<PlanBufferInfo> plan;  // version 9; empty when not recorded
 };
 
 struct TargetInfo {
@@ -98,6 +136,19 @@ struct SourceInfo {
   std::optional<int64_t> opset;
   std::string sha256;  // of the source model; empty when absent
   std::string path;    // archive member holding it; empty when absent
+  // Version 9: what the export fixed (mlf export --input-shape, --constant).
+  struct FixedShape {
+    std::string name;
+    std::vector<int64_t> shape;
+  };
+  struct FixedConstant {
+    std::string name;
+    DTypeValue dtype;
+    std::vector<int64_t> shape;
+    std::string sha256;  // of the values' bytes, little-endian row-major
+  };
+  std::vector<FixedShape> input_shapes;
+  std::vector<FixedConstant> constants;
 };
 
 struct HostLibraryInfo {
@@ -111,10 +162,20 @@ struct OperatorInfo {
   std::string name;
   std::vector<std::string> ops;
   uint64_t macs = 0;
+  // Version 9: bytes of the constants this operator reads (a constant read
+  // by two operators counts for both).
+  std::optional<uint64_t> param_bytes;
+};
+
+// Version 9: the kernel layer's families the code calls and the variants it
+// carries (codegen/kernels/README.md); absent when the code calls none.
+struct KernelsInfo {
+  std::vector<std::string> families;
+  std::vector<std::string> variants;
 };
 
 // ---- What only TVM archives (metadata versions 5–7) have. Filled by the TVM
-// normaliser (tvm/format/tvm_metadata.h); never serialised into version 8.
+// normaliser (tvm/format/tvm_metadata.h); never serialised into metadata.json.
 
 // memory.functions.main[i]: the main function's memory on one device.
 struct TvmMainMemory {
@@ -225,6 +286,7 @@ struct ModuleMetadata {
   std::optional<HostLibraryInfo> host_library;
   std::vector<std::string> sources;
   std::vector<OperatorInfo> operators;
+  std::optional<KernelsInfo> kernels;  // version 9
   std::string description;
   // Set for modules read from TVM archives (then style may be operator,
   // executors graph or unknown and interface_api packed or unknown as well).
@@ -266,12 +328,14 @@ Result<Metadata> ParseMetadata(std::string_view json_text);
 
 // Like ParseMetadata, but for a directory about to be packed: `files` may be
 // absent (the writer fills it in), and referenced paths are not checked.
-// TVM metadata is refused (packing writes version 8 only).
+// TVM metadata is refused (packing writes our own versions only).
 Result<Metadata> ParseMetadataForPacking(std::string_view json_text);
 
 // Deterministic JSON text (sorted keys, two-space indent, trailing newline).
-// Serialising the same Metadata always gives the same bytes. Writes the
-// version-8 form: TvmModuleInfo and TensorInfo::shape_known are not written.
+// Serialising the same Metadata always gives the same bytes. Writes the form
+// of `metadata.version` (8 or 9; the version-9 fields are empty in a model
+// read from version 8): TvmModuleInfo and TensorInfo::shape_known are not
+// written.
 std::string SerializeMetadata(const Metadata& metadata);
 
 // Semantic rules of step 3 on an already-built model (the compiler calls this

@@ -19,6 +19,7 @@ constexpr const char* kInterfaceApis[] = {"c", "packed", "unknown"};
 constexpr const char* kStorages[] = {"linked", "file", "tvm-params"};
 constexpr const char* kSourceFormats[] = {"onnx", "yaml", "tvm", "c"};
 constexpr const char* kShapesFrom[] = {"", "relay", "graph"};
+constexpr const char* kPlanBufferKinds[] = {"value", "scratch"};
 
 template <typename E>
 EnumValue<E> Read(std::optional<E> known, std::string_view text) {
@@ -73,6 +74,11 @@ std::optional<SourceFormat> ParseSourceFormat(std::string_view text) {
   return Lookup<SourceFormat>(kSourceFormats, text);
 }
 const char* ToString(SourceFormat format) { return kSourceFormats[static_cast<int>(format)]; }
+
+std::optional<PlanBufferKind> ParsePlanBufferKind(std::string_view text) {
+  return Lookup<PlanBufferKind>(kPlanBufferKinds, text);
+}
+const char* ToString(PlanBufferKind kind) { return kPlanBufferKinds[static_cast<int>(kind)]; }
 
 std::optional<ShapesFrom> ParseShapesFrom(std::string_view text) {
   return Lookup<ShapesFrom>(kShapesFrom, text);

@@ -81,6 +81,12 @@ enum class SourceFormat { kOnnx, kYaml, kTvm, kC };
 std::optional<SourceFormat> ParseSourceFormat(std::string_view text);  // "onnx", "yaml", "tvm", "c"
 const char* ToString(SourceFormat format);
 
+// PlanBufferInfo::kind (version 9): an intermediate value or an operator's
+// scratch.
+enum class PlanBufferKind { kValue, kScratch };
+std::optional<PlanBufferKind> ParsePlanBufferKind(std::string_view text);  // "value", "scratch"
+const char* ToString(PlanBufferKind kind);
+
 // TvmModuleInfo::shapes_from: where a TVM module's tensor shapes came from.
 // Never written to metadata.json; spelled as `mlf inspect --json` shows it.
 enum class ShapesFrom { kNone, kRelay, kGraph };

@@ -88,6 +88,12 @@ TEST(MetadataEnumsTest, SourceFormatRoundTrips) {
   EXPECT_EQ(ParseSourceFormat("tflite"), std::nullopt);
 }
 
+TEST(MetadataEnumsTest, PlanBufferKindRoundTrips) {
+  ExpectRoundTrip<PlanBufferKind>({{PlanBufferKind::kValue, "value"}, {PlanBufferKind::kScratch, "scratch"}},
+                                  ParsePlanBufferKind);
+  EXPECT_EQ(ParsePlanBufferKind("constant"), std::nullopt);
+}
+
 TEST(MetadataEnumsTest, ShapesFromRoundTrips) {
   ExpectRoundTrip<ShapesFrom>(
       {{ShapesFrom::kNone, ""}, {ShapesFrom::kRelay, "relay"}, {ShapesFrom::kGraph, "graph"}},

@@ -90,11 +90,11 @@ json& Module(json& j) { return j["modules"]["default"]; }
 // character; the message names the field and shows the name escaped.
 std::vector<Refusal> Refusals() {
   return {
-      {"NewerVersionNamingBothVersions", [](json& j) { j["version"] = 9; },
+      {"NewerVersionNamingBothVersions", [](json& j) { j["version"] = 10; },
        StatusCode::kFailedPrecondition,
-       "metadata version 9 is newer than this mlfkit supports (version 8); upgrade mlfkit"},
+       "metadata version 10 is newer than this mlfkit supports (version 9); upgrade mlfkit"},
       {"AncientVersion", [](json& j) { j["version"] = 2; }, StatusCode::kFailedPrecondition,
-       "metadata version 2 is not supported (supported: 5, 6, 7, 8)"},
+       "metadata version 2 is not supported (supported: 5, 6, 7, 8, 9)"},
       {"SizeBytesMustMatchDtypeAndShape",
        [](json& j) {
          Module(j)["outputs"][0]["size_bytes"] = 44;

@@ -242,7 +242,7 @@ TEST(ParseTvmMetadataTest, OtherRefusals) {
   Result<Metadata> packing = ParseMetadataForPacking(V7().dump());
   EXPECT_EQ(packing.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(packing.status().message(),
-            "metadata.json is TVM's (version 7): packing writes version 8 archives only");
+            "metadata.json is TVM's (version 7): packing writes mlfkit's own versions only");
   json int4 = V7();
   int4["modules"]["default"]["memory"]["functions"]["main"][0]["inputs"] = {{"x", {{"size", 2}, {"dtype", "int4"}}}};
   // A dtype mlfkit does not know is kept as written (issue 17, point 7):
