@@ -22,6 +22,15 @@ Result<std::string> ReadWhole(const std::string& path) {
   return ss.str();
 }
 
+// Metadata's record of what the user fixed (version 9): names in the order
+// of the options' maps (sorted), each constant by the digest of its bytes.
+void RecordFixedAtExport(const ModelImportOptions& options, SourceInfo* source) {
+  for (const auto& [name, shape] : options.input_shapes) source->input_shapes.push_back({name, shape});
+  for (const auto& [name, tensor] : options.constants) {
+    source->constants.push_back({name, tensor.dtype, tensor.shape, Sha256Hex(tensor.bytes)});
+  }
+}
+
 }  // namespace
 
 Result<ImportedModel> ImportModelFile(const std::string& path, const ModelImportOptions& options) {
@@ -36,6 +45,7 @@ Result<ImportedModel> ImportModelFile(const std::string& path, const ModelImport
     MLF_ASSIGN_OR_RETURN(m.graph, frontend::ImportOnnxFile(path, onnx, &info));
     m.source.format = SourceFormat::kOnnx;
     m.source.opset = info.opset;
+    RecordFixedAtExport(options, &m.source);
     m.extension = "onnx";
   } else if (EndsWith(path, ".yaml") || EndsWith(path, ".yml")) {
     for (const auto& [given, option] :

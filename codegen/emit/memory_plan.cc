@@ -150,19 +150,25 @@ Result<MemoryPlan> PlanMemory(const ir::Graph& graph, const std::vector<uint64_t
   const std::vector<uint64_t> offsets = PlaceBuffers(buffers, &plan.workspace_bytes);
   plan.lower_bound_bytes = PeakLiveBytes(buffers);
   for (size_t i = 0; i < buffers.size(); ++i) {
+    PlannedBuffer planned{-1, -1, offsets[i], buffers[i].size, buffers[i].first, buffers[i].last, -1};
     if (owners[i] >= 0) {
       plan.value_offsets[owners[i]] = offsets[i];
+      planned.value = owners[i];
     } else {
       plan.scratch_offsets[-owners[i] - 1] = offsets[i];
+      planned.node = -owners[i] - 1;
     }
+    plan.buffers.push_back(planned);
   }
   // Each in-place Concat's inputs, one after the other inside its output.
   for (int n : plan.elided_nodes) {
     uint64_t at = plan.value_offsets.at(graph.nodes[static_cast<size_t>(n)].outputs[0]);
+    const int output = graph.nodes[static_cast<size_t>(n)].outputs[0];
     for (int id : graph.nodes[static_cast<size_t>(n)].inputs) {
       plan.value_offsets[id] = at;
       const ir::Value& v = graph.value(id);
       MLF_ASSIGN_OR_RETURN(uint64_t size, ByteSize(v.dtype, v.shape));
+      plan.buffers.push_back(PlannedBuffer{id, -1, at, size, graph.Producer(id), n, output});
       at += size;
     }
   }

@@ -29,6 +29,18 @@ struct Buffer {
   int last = 0;   // node index after which it is dead
 };
 
+// One placed buffer as metadata's memory.plan describes it: a value (also
+// one held in its slice of an in-place Concat's output) or a node's scratch.
+struct PlannedBuffer {
+  int value = -1;   // the value's id; -1 for a scratch
+  int node = -1;    // the node whose scratch it is; -1 for a value
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  int first = 0;    // node indices of its lifetime
+  int last = 0;
+  int inside = -1;  // the in-place Concat output value holding it, or -1
+};
+
 struct MemoryPlan {
   std::map<int, uint64_t> value_offsets;    // intermediate value id -> offset
   std::map<int, uint64_t> scratch_offsets;  // node index -> offset of its scratch
@@ -36,6 +48,9 @@ struct MemoryPlan {
   // of the output, so its producer writes it there and the node has nothing
   // left to do (see ConcatInPlace).
   std::set<int> elided_nodes;
+  // Every buffer, values first in placement order, then the in-place
+  // Concats' inputs.
+  std::vector<PlannedBuffer> buffers;
   uint64_t workspace_bytes = 0;             // end of the last buffer (offsets are aligned)
   uint64_t lower_bound_bytes = 0;
 };

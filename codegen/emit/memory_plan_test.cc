@@ -1,5 +1,7 @@
 #include "codegen/emit/memory_plan.h"
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 namespace mlf::emit {
@@ -79,6 +81,27 @@ TEST(MemoryPlanTest, PlansAGraph) {
   EXPECT_EQ(plan->scratch_offsets.size(), 1u);
   EXPECT_EQ(plan->lower_bound_bytes, 1024u + 1024u + 512u);  // a, b and node 1's scratch
   EXPECT_EQ(plan->workspace_bytes, 2560u);
+  // What metadata's memory.plan lists: a, node 1's scratch and b, with
+  // their offsets and lives.
+  ASSERT_EQ(plan->buffers.size(), 3u);
+  std::map<int, PlannedBuffer> by_value;
+  for (const PlannedBuffer& p : plan->buffers) {
+    if (p.value >= 0) by_value[p.value] = p;
+    if (p.value < 0) {
+      EXPECT_EQ(p.node, 1);
+      EXPECT_EQ(p.offset, plan->scratch_offsets.at(1));
+      EXPECT_EQ(p.size, 512u);
+      EXPECT_EQ(p.first, 1);
+      EXPECT_EQ(p.last, 1);
+    }
+  }
+  EXPECT_EQ(by_value.at(a).offset, plan->value_offsets.at(a));
+  EXPECT_EQ(by_value.at(a).size, 1024u);
+  EXPECT_EQ(by_value.at(a).first, 0);
+  EXPECT_EQ(by_value.at(a).last, 1);
+  EXPECT_EQ(by_value.at(b).first, 1);
+  EXPECT_EQ(by_value.at(b).last, 2);
+  EXPECT_EQ(by_value.at(b).inside, -1);
 }
 
 // x -> a, x -> b, Concat(a, b) -> c, Relu(c) -> y: a and b are placed one
@@ -107,6 +130,19 @@ TEST(MemoryPlanTest, ConcatInPlace) {
   EXPECT_EQ(plan->value_offsets.at(a), plan->value_offsets.at(c));
   EXPECT_EQ(plan->value_offsets.at(b), plan->value_offsets.at(c) + 4 * 8 * 4);
   EXPECT_EQ(plan->workspace_bytes, 6u * 8 * 4);
+  // c lives from a's producer to its reader; a and b are listed inside it.
+  ASSERT_EQ(plan->buffers.size(), 3u);
+  EXPECT_EQ(plan->buffers[0].value, c);
+  EXPECT_EQ(plan->buffers[0].first, 0);
+  EXPECT_EQ(plan->buffers[0].last, 3);
+  EXPECT_EQ(plan->buffers[1].value, a);
+  EXPECT_EQ(plan->buffers[1].inside, c);
+  EXPECT_EQ(plan->buffers[1].first, 0);
+  EXPECT_EQ(plan->buffers[1].last, 2);
+  EXPECT_EQ(plan->buffers[2].value, b);
+  EXPECT_EQ(plan->buffers[2].offset, plan->value_offsets.at(b));
+  EXPECT_EQ(plan->buffers[2].size, 2u * 8 * 4);
+  EXPECT_EQ(plan->buffers[2].inside, c);
 
   // Slices along axis 2 of [1, 6, 8] are not contiguous.
   g.nodes[2].attrs["axis"] = int64_t{2};

@@ -11,7 +11,9 @@
 #include "codegen/emit/memory_plan.h"
 #include "codegen/emit/node_function.h"
 #include "codegen/kernels/kernels.h"
+#include "codegen/ops/conv_kernel.h"
 #include "codegen/ops/op.h"
+#include "codegen/ops/quantized_tensors.h"
 
 namespace mlf::emit {
 namespace {
@@ -113,6 +115,65 @@ Status PlaceConstants(const ir::Graph& g, const ModuleEmitOptions& options, Plac
   return Status::Ok();
 }
 
+// The layout a pass gave constant `id`: the mlf.weight_layout of a node
+// that reads it as its weight (input 1); empty for row-major.
+std::string LayoutOf(const ir::Graph& g, int id) {
+  for (const ir::Node& n : g.nodes) {
+    auto layout = n.attrs.find(ops::kWeightLayoutAttr);
+    if (layout != n.attrs.end() && n.inputs.size() > 1 && n.inputs[1] == id) {
+      return std::get<std::string>(layout->second);
+    }
+  }
+  return "";
+}
+
+// Version 9's descriptions of tensors: quantization of inputs, outputs and
+// parameters, and each parameter's layout. Parameters are listed in the
+// order of UsedConstants.
+void DescribeQuantizationAndLayouts(const ir::Graph& g, ModuleMetadata* m) {
+  const std::map<int, QuantizationInfo> quantized = ops::QuantizedTensors(g);
+  auto describe = [&](int id) -> std::optional<QuantizationInfo> {
+    auto q = quantized.find(id);
+    if (q == quantized.end()) return std::nullopt;
+    return q->second;
+  };
+  for (size_t i = 0; i < g.inputs.size(); ++i) m->inputs[i].quantization = describe(g.inputs[i]);
+  for (size_t i = 0; i < g.outputs.size(); ++i) m->outputs[i].quantization = describe(g.outputs[i]);
+  if (!m->parameters) return;
+  const std::vector<int> constants = UsedConstants(g);
+  for (size_t i = 0; i < constants.size(); ++i) {
+    m->parameters->tensors[i].quantization = describe(constants[i]);
+    m->parameters->tensors[i].layout = LayoutOf(g, constants[i]);
+  }
+}
+
+// Metadata's memory.plan: every buffer of the workspace with its life, in
+// node indices (the module's operators are its nodes, in order).
+std::vector<PlanBufferInfo> DescribePlan(const ir::Graph& g, const MemoryPlan& plan) {
+  std::vector<PlanBufferInfo> out;
+  for (const PlannedBuffer& b : plan.buffers) {
+    PlanBufferInfo info;
+    info.name = b.value >= 0 ? g.value(b.value).name : g.nodes[static_cast<size_t>(b.node)].name;
+    info.kind = b.value >= 0 ? PlanBufferKind::kValue : PlanBufferKind::kScratch;
+    info.offset = b.offset;
+    info.size_bytes = b.size;
+    info.first_operator = static_cast<uint64_t>(b.first);
+    info.last_operator = static_cast<uint64_t>(b.last);
+    if (b.inside >= 0) info.inside = g.value(b.inside).name;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+// Bytes of the constants node `n` reads.
+uint64_t ParamBytes(const ir::Graph& g, const ir::Node& n) {
+  uint64_t bytes = 0;
+  for (int id : n.inputs) {
+    if (id != ir::kNoValue && g.value(id).is_constant()) bytes += g.value(id).constant->bytes.size();
+  }
+  return bytes;
+}
+
 std::string Cast(const ir::Graph& g, int id, bool writable, const std::string& base) {
   return std::string("(") + (writable ? "" : "const ") + ops::CType(g.value(id).dtype) + "*)" + base;
 }
@@ -170,6 +231,7 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
   }
   std::string arrays;
   MLF_RETURN_IF_ERROR(PlaceConstants(g, options, &place, &arrays, &m));
+  DescribeQuantizationAndLayouts(g, &m.metadata);
 
   std::vector<NodeFunction> functions;
   std::vector<uint64_t> scratch;
@@ -183,6 +245,7 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
   MLF_ASSIGN_OR_RETURN(MemoryPlan plan, PlanMemory(g, scratch));
   m.metadata.memory.workspace_size_bytes = plan.workspace_bytes;
   m.metadata.memory.workspace_lower_bound_bytes = plan.lower_bound_bytes;
+  m.metadata.memory.plan = DescribePlan(g, plan);
   std::set<int> output_claimed;
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const int id = g.outputs[i];
@@ -218,7 +281,7 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
     if (!plan.elided_nodes.count(static_cast<int>(n))) calls += "  " + f.name + "(" + args + ");\n";
     const ops::OpDef* def = ops::FindOp(node.op);
     MLF_ASSIGN_OR_RETURN(std::string source_op, node.String("mlf.source_op", node.op));
-    OperatorInfo info{node.name, {source_op}, def && def->macs ? def->macs(node, g) : 0};
+    OperatorInfo info{node.name, {source_op}, def && def->macs ? def->macs(node, g) : 0, ParamBytes(g, node)};
     auto fused = node.attrs.find("mlf.fused_ops");
     if (fused != node.attrs.end()) {
       for (const std::string& op : std::get<std::vector<std::string>>(fused->second)) info.ops.push_back(op);
@@ -241,6 +304,9 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
       << "  return tvmgen_" << c << "_run_ctx(inputs, outputs, pools, NULL);\n}\n";
   m.sources.push_back({c + "_lib0.c", src.str()});
   MLF_ASSIGN_OR_RETURN(m.support_files, kernels::KernelFiles(kernel_families));
+  if (!kernel_families.empty()) {
+    m.metadata.kernels = KernelsInfo{{kernel_families.begin(), kernel_families.end()}, kernels::KernelVariants()};
+  }
   return m;
 }
 

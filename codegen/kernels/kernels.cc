@@ -62,4 +62,6 @@ std::vector<std::string> KernelFamilies() {
   return out;
 }
 
+std::vector<std::string> KernelVariants() { return {"portable", "avx2", "avx512"}; }
+
 }  // namespace mlf::kernels

@@ -26,6 +26,13 @@ Result<std::vector<StagedFile>> KernelFiles(const std::set<std::string>& familie
 // The families the compiler carries, sorted ("common" included).
 std::vector<std::string> KernelFamilies();
 
+// The instruction-set variants the kernel layer's code carries, as the ABI
+// names them (MLF_KERNEL_ISA_* in mlf/model_abi.h, `mlf run --isa`):
+// "portable", "avx2", "avx512". Every family answers to each (a family with
+// no code of its own for a variant runs its portable C there); a build for
+// anything but x86-64 with GCC or Clang compiles the portable one only.
+std::vector<std::string> KernelVariants();
+
 }  // namespace mlf::kernels
 
 #endif  // MLFKIT_CODEGEN_KERNELS_KERNELS_H_

@@ -22,10 +22,11 @@ namespace mlf::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: mlf inspect ARCHIVE [--json]\n\n"
-    "Shows the modules of an archive (inputs, outputs, memory, parameters, host\n"
-    "library, sources, operators), its signature and its files. Reads only\n"
-    "metadata.json and the signature member: digests are checked by `mlf verify`.\n\n"
+    "usage: mlf inspect ARCHIVE [--plan] [--json]\n\n"
+    "Shows the modules of an archive (inputs, outputs, quantization, memory,\n"
+    "parameters and their layouts, kernels, host library, sources, operators),\n"
+    "its signature and its files. Reads only metadata.json and the signature\n"
+    "member: digests are checked by `mlf verify`.\n\n"
     "Archives written by Apache TVM (metadata versions 5-7) are read whole and\n"
     "normalised: shapes from the Relay text or graph JSON (\"?\" when the archive\n"
     "does not say), TVM's executor, entry points, memory map and targets, whether\n"
@@ -33,6 +34,10 @@ constexpr char kUsage[] =
     "a graph executor's memory plan included), and what `mlf verify` would refuse. TVM\n"
     "archives record no digests: the SHA-256 shown are computed on reading.\n\n"
     "options:\n"
+    "  --plan   also show each module's memory plan (every workspace buffer with\n"
+    "           its offset, size and the operators it lives across; a value an\n"
+    "           in-place Concat holds is shown inside it) and each operator's\n"
+    "           MACs, parameter bytes and live workspace bytes (version 9)\n"
     "  --json   print {archive, compression, signed, signer_key_sha256, metadata};\n"
     "           for TVM archives also format \"tvm\" and the normalised model\n";
 
@@ -52,14 +57,40 @@ std::string Join(const std::vector<std::string>& words, const std::string& sep) 
   return out;
 }
 
+// "scale 0.5, zero point -3", or "10 scales along axis 0, zero points
+// 0..2" for a per-channel one.
+std::string Quantization(const std::optional<QuantizationInfo>& q) {
+  if (!q) return "";
+  std::ostringstream out;
+  out.precision(9);
+  if (!q->axis) {
+    out << "scale " << q->scale[0] << ", zero point " << q->zero_point[0];
+    return out.str();
+  }
+  const auto [low, high] = std::minmax_element(q->zero_point.begin(), q->zero_point.end());
+  out << q->scale.size() << " scales along axis " << *q->axis << ", zero point"
+      << (*low == *high ? " " + std::to_string(*low) : "s " + std::to_string(*low) + ".." + std::to_string(*high));
+  return out.str();
+}
+
+template <typename T>
+bool AnyQuantized(const std::vector<T>& tensors) {
+  return std::any_of(tensors.begin(), tensors.end(), [](const T& t) { return t.quantization.has_value(); });
+}
+
 void PrintTensors(const char* title, const std::vector<TensorInfo>& tensors) {
   std::cout << "  " << title << "\n";
-  Table table({"#", "name", "c name", "dtype", "shape", "bytes"});
+  const bool quantized = AnyQuantized(tensors);
+  std::vector<std::string> header = {"#", "name", "c name", "dtype", "shape", "bytes"};
+  if (quantized) header.push_back("quantization");
+  Table table(header);
   for (size_t i = 0; i < tensors.size(); ++i) {
     const TensorInfo& t = tensors[i];
-    table.AddRow({std::to_string(i), t.name, t.c_name, t.dtype.stated() ? ToString(t.dtype) : "?",
-                  t.shape_known ? Shape(t.shape) : "?",
-                  t.size_bytes == 0 && !t.shape_known ? "?" : std::to_string(t.size_bytes)});
+    std::vector<std::string> row = {std::to_string(i), t.name, t.c_name, t.dtype.stated() ? ToString(t.dtype) : "?",
+                                    t.shape_known ? Shape(t.shape) : "?",
+                                    t.size_bytes == 0 && !t.shape_known ? "?" : std::to_string(t.size_bytes)};
+    if (quantized) row.push_back(Quantization(t.quantization));
+    table.AddRow(row);
   }
   table.Print(std::cout, "    ");
 }
@@ -81,10 +112,19 @@ void PrintParameters(const std::optional<ParametersInfo>& p) {
   std::cout << "  parameters  " << Show(ToString(p->storage)) << (p->path.empty() ? "" : " " + Show(p->path)) << ", "
             << p->tensors.size() << " tensor" << (p->tensors.size() == 1 ? "" : "s") << "\n";
   if (p->tensors.empty()) return;
-  Table table({"name", "dtype", "shape", "offset", "bytes"});
+  const bool quantized = AnyQuantized(p->tensors);
+  const bool laid_out = std::any_of(p->tensors.begin(), p->tensors.end(),
+                                    [](const ParamTensorInfo& t) { return !t.layout.empty(); });
+  std::vector<std::string> header = {"name", "dtype", "shape", "offset", "bytes"};
+  if (laid_out) header.push_back("layout");
+  if (quantized) header.push_back("quantization");
+  Table table(header);
   for (const ParamTensorInfo& t : p->tensors) {
-    table.AddRow({t.name, ToString(t.dtype), Shape(t.shape), std::to_string(t.offset),
-                  std::to_string(t.size_bytes)});
+    std::vector<std::string> row = {t.name, ToString(t.dtype), Shape(t.shape), std::to_string(t.offset),
+                                    std::to_string(t.size_bytes)};
+    if (laid_out) row.push_back(t.layout.empty() ? "row-major" : t.layout);
+    if (quantized) row.push_back(Quantization(t.quantization));
+    table.AddRow(row);
   }
   table.Print(std::cout, "    ");
 }
@@ -159,8 +199,68 @@ void PrintTvm(const ModuleMetadata& m, const ForeignModuleCheck& check) {
   for (const std::string& note : tvm.notes) std::cout << "  note        " << Show(note) << "\n";
 }
 
+// What the export fixed (version 9): --input-shape and --constant.
+void PrintFixedAtExport(const SourceInfo& source) {
+  for (const SourceInfo::FixedShape& f : source.input_shapes) {
+    std::cout << "  fixed       input " << Show(f.name) << " shape " << Shape(f.shape) << " (--input-shape)\n";
+  }
+  for (const SourceInfo::FixedConstant& c : source.constants) {
+    std::cout << "  fixed       input " << Show(c.name) << " constant " << ToString(c.dtype) << Shape(c.shape)
+              << " (--constant, sha256 " << c.sha256.substr(0, 16) << "...)\n";
+  }
+}
+
+// Bytes of the workspace live during each operator: every planned buffer
+// but those held inside another.
+std::vector<uint64_t> LiveBytes(const ModuleMetadata& m) {
+  std::vector<uint64_t> live(m.operators.size(), 0);
+  for (const PlanBufferInfo& b : m.memory.plan) {
+    if (!b.inside.empty()) continue;
+    for (uint64_t t = b.first_operator; t <= b.last_operator && t < live.size(); ++t) live[t] += b.size_bytes;
+  }
+  return live;
+}
+
+void PrintPeak(const ModuleMetadata& m) {
+  const std::vector<uint64_t> live = LiveBytes(m);
+  if (live.empty() || m.memory.plan.empty()) return;
+  const size_t at = static_cast<size_t>(std::max_element(live.begin(), live.end()) - live.begin());
+  std::cout << "    peak       " << live[at] << " B live during operator " << at << " "
+            << Show(m.operators[at].name) << "\n";
+}
+
+// --plan: the buffers, then the operators with what each costs.
+void PrintPlan(const ModuleMetadata& m) {
+  if (m.memory.plan.empty() && m.operators.empty()) return;
+  if (m.memory.plan.empty()) {
+    std::cout << "  memory plan not recorded (metadata version " << (m.tvm ? "of TVM" : "8") << ")\n";
+  } else {
+    std::cout << "  memory plan (" << m.memory.plan.size() << " buffers)\n";
+    Table buffers({"offset", "bytes", "operators", "kind", "name", "inside"});
+    for (const PlanBufferInfo& b : m.memory.plan) {
+      buffers.AddRow({std::to_string(b.offset), std::to_string(b.size_bytes),
+                      std::to_string(b.first_operator) + "-" + std::to_string(b.last_operator),
+                      ToString(b.kind), b.name, b.inside});
+    }
+    buffers.Print(std::cout, "    ");
+  }
+  if (m.operators.empty()) return;
+  std::cout << "  operators\n";
+  const std::vector<uint64_t> live = LiveBytes(m);
+  Table ops({"#", "name", "ops", "MACs", "param bytes", "live bytes"});
+  for (size_t i = 0; i < m.operators.size(); ++i) {
+    const OperatorInfo& o = m.operators[i];
+    std::string names;
+    for (const std::string& op : o.ops) names += (names.empty() ? "" : "+") + op;
+    ops.AddRow({std::to_string(i), o.name, names, std::to_string(o.macs),
+                o.param_bytes ? std::to_string(*o.param_bytes) : "?",
+                m.memory.plan.empty() ? "?" : std::to_string(live[i])});
+  }
+  ops.Print(std::cout, "    ");
+}
+
 void PrintModule(const std::string& name, const ModuleMetadata& m,
-                 const std::map<std::string, ForeignModuleCheck>& host) {
+                 const std::map<std::string, ForeignModuleCheck>& host, bool plan) {
   std::cout << "\nmodule " << Show(name) << "\n";
   if (!m.description.empty()) std::cout << "  " << Show(m.description) << "\n";
   std::cout << "  model       " << Show(m.model_name) << " (" << Show(ToString(m.style)) << ", executors "
@@ -181,11 +281,18 @@ void PrintModule(const std::string& name, const ModuleMetadata& m,
               << (m.source->path.empty() ? ", not in the archive" : ", kept as " + Show(m.source->path))
               << (m.source->sha256.empty() ? "" : " (sha256 " + m.source->sha256.substr(0, 16) + "...)")
               << "\n";
+    PrintFixedAtExport(*m.source);
   }
   PrintTensors("inputs", m.inputs);
   PrintTensors("outputs", m.outputs);
   PrintMemory(m.memory);
+  PrintPeak(m);
   PrintParameters(m.parameters);
+  if (m.kernels) {
+    std::cout << "  kernels     " << (m.kernels->families.empty() ? "none" : Join(m.kernels->families, ", "))
+              << " (variants " << Join(m.kernels->variants, ", ")
+              << ": the host library picks one by CPU at load; MLF_KERNEL_ISA or mlf run --isa forces one)\n";
+  }
   if (m.host_library) {
     std::cout << "  host lib    " << Show(m.host_library->path) << " (" << Show(m.host_library->triple)
               << (m.host_library->compiler.empty() ? "" : ", " + Show(m.host_library->compiler))
@@ -200,11 +307,12 @@ void PrintModule(const std::string& name, const ModuleMetadata& m,
     for (const OperatorInfo& op : m.operators) macs += op.macs;
     std::cout << "  operators   " << m.operators.size() << " (" << macs << " MACs)\n";
   }
+  if (plan) PrintPlan(m);
   if (m.tvm) PrintTvm(m, host.at(name));
 }
 
 void PrintText(const std::string& path, const ArchiveHead& head,
-               const std::map<std::string, ForeignModuleCheck>& host) {
+               const std::map<std::string, ForeignModuleCheck>& host, bool plan) {
   struct stat st {};
   const uint64_t size = stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   const Metadata& md = head.metadata;
@@ -225,7 +333,7 @@ void PrintText(const std::string& path, const ArchiveHead& head,
               << (signer.empty() ? "none" : "key sha256 " + signer + " (check with mlf verify --key)")
               << "\n";
   }
-  for (const auto& [name, module] : md.modules) PrintModule(name, module, host);
+  for (const auto& [name, module] : md.modules) PrintModule(name, module, host, plan);
   std::cout << "\nfiles" << (head.foreign ? " (SHA-256 computed now: TVM records none)" : "") << "\n";
   Table files({"bytes", "sha256", "path"});
   for (const auto& [name, entry] : md.files) {
@@ -259,7 +367,7 @@ int RunInspect(const ParsedArgs& args) {
   if (args.Has("json")) {
     PrintJson(path, *head, host);
   } else {
-    PrintText(path, *head, host);
+    PrintText(path, *head, host, args.Has("plan"));
   }
   return kExitOk;
 }
@@ -268,7 +376,7 @@ int RunInspect(const ParsedArgs& args) {
 
 const Command& InspectCommand() {
   static const Command command{"inspect", "show modules, I/O, memory, parameters and files",
-                               kUsage, {{"json", false, false, ""}}, RunInspect};
+                               kUsage, {{"json", false, false, ""}, {"plan", false, false, ""}}, RunInspect};
   return command;
 }
 
