@@ -1,4 +1,4 @@
-// Assembling generated modules into a version-8 archive: the last step of
+// Assembling generated modules into an mlfkit archive: the last step of
 // `mlf export`, shared by everything that produces archives from C code.
 //
 // For each module it stages the interface header and metadata function

@@ -1,6 +1,6 @@
 // ParseMetadata (JSON bounds, the v8 schema, semantic rules) over arbitrary
 // bytes, and ParseMetadataForPacking / PeekMetadataVersion on the same bytes.
-// Invariants besides "no sanitizer finding", for accepted version-8 metadata:
+// Invariants besides "no sanitizer finding", for accepted mlfkit metadata:
 //   - it passes CheckMetadataSemantics (what the writer checks before writing);
 //   - SerializeMetadata's output parses again and serialises to the same bytes
 //     (what a reader accepts, the writer can write back unchanged).

@@ -53,7 +53,7 @@ void CheckProgram(const GraphProgram& program) {
 }
 
 mlf::TensorInfo EntryTensor(const std::string& name, const mlf::tvm_compat::GraphEntry& entry) {
-  return mlf::TensorInfo{name, name, entry.dtype, entry.shape, entry.bytes, true};
+  return mlf::TensorInfo{name, name, entry.dtype, entry.shape, entry.bytes, true, std::nullopt};
 }
 
 // The module a TVM graph archive's normalised metadata would describe.

@@ -72,7 +72,7 @@ check_demo() {
   mkdir -p "$out"
   local printed
   printed=$("$demo" export "$model" "$out/model.tar")
-  has_line '^wrote .*model.tar (metadata version 8)$' "$printed" || fail "$name: export printed something else"
+  has_line '^wrote .*model.tar (metadata version 9)$' "$printed" || fail "$name: export printed something else"
   "$mlf" verify "$out/model.tar" > /dev/null || fail "$name: mlf verify refused the exported archive"
   printed=$("$demo" run "$out/model.tar" "$tmp/input.npy" "$out/output.npy")
   has_line "^ran default with mlfkit $want_version: output " "$printed" || fail "$name: run printed something else"

@@ -226,13 +226,13 @@ TEST_F(CliTest, VersionNamesTheToolAndTheFormatVersions) {
   EXPECT_EQ(text.err, "");
   EXPECT_EQ(text.out,
             "mlf 0.1.0\n"
-            "writes Model Library Format version 8; reads version 8 and TVM's versions 5-7\n");
+            "writes Model Library Format version 9; reads versions 8-9 and TVM's versions 5-7\n");
   CommandResult json = Mlf({"--version", "--json"});
   EXPECT_EQ(json.exit_code, 0) << Why(json);
   nlohmann::json j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["mlf_version"], "0.1.0");
-  EXPECT_EQ(j["writes_metadata_version"], 8);
-  EXPECT_EQ(j["reads_metadata_versions"], nlohmann::json({5, 6, 7, 8}));
+  EXPECT_EQ(j["writes_metadata_version"], 9);
+  EXPECT_EQ(j["reads_metadata_versions"], nlohmann::json({5, 6, 7, 8, 9}));
   // `mlf help` lists it.
   EXPECT_NE(Mlf({"help"}).out.find("--version"), std::string::npos);
 }

@@ -6,6 +6,9 @@
 
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
+#include "artifact/base/digest.h"
 #include "artifact/format/npy.h"
 #include "codegen/frontend/tensor_proto.h"
 #include "tests/run_command.h"
@@ -171,6 +174,14 @@ TEST_F(ExportShapesTest, InputShapeFixesTheBatchAndTheModelRuns) {
   CommandResult r = Mlf({"export", dir_ + "/dyn.onnx", "-o", dir_ + "/a.tar", "--input-shape",
                          "x=2,4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Metadata records what was fixed (version 9), and inspect shows it.
+  CommandResult inspect = Mlf({"inspect", dir_ + "/a.tar", "--json"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  const nlohmann::json source = nlohmann::json::parse(inspect.out)["metadata"]["modules"]["default"]["source"];
+  EXPECT_EQ(source["input_shapes"], nlohmann::json::parse(R"([{"name": "x", "shape": [2, 4]}])"));
+  EXPECT_EQ(source.count("constants"), 0u);
+  EXPECT_NE(Mlf({"inspect", dir_ + "/a.tar"}).out.find("  fixed       input x shape [2,4] (--input-shape)\n"),
+            std::string::npos);
   WriteNpy("x.npy", Floats({2, 4}, {1, 2, 3, 4, -1, 0, 1, 0}));
   r = Mlf({"run", dir_ + "/a.tar", "--input", "x=" + dir_ + "/x.npy", "--output-dir",
            dir_ + "/out"});
@@ -211,6 +222,17 @@ TEST_F(ExportShapesTest, AShapeInputAsksForConstantAndConstantMakesItOne) {
   r = Mlf({"export", dir_ + "/reshape.onnx", "-o", dir_ + "/a.tar", "--constant",
            "shape=" + dir_ + "/shape.npy"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The constant is recorded by dtype, shape and the SHA-256 of its bytes:
+  // two little-endian int64, 3 and 4.
+  CommandResult inspect = Mlf({"inspect", dir_ + "/a.tar", "--json"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  const nlohmann::json constants =
+      nlohmann::json::parse(inspect.out)["metadata"]["modules"]["default"]["source"]["constants"];
+  ASSERT_EQ(constants.size(), 1u);
+  EXPECT_EQ(constants[0]["name"], "shape");
+  EXPECT_EQ(constants[0]["dtype"], "int64");
+  EXPECT_EQ(constants[0]["shape"], nlohmann::json({2}));
+  EXPECT_EQ(constants[0]["sha256"], Sha256Hex(std::string("\x03\0\0\0\0\0\0\0\x04\0\0\0\0\0\0\0", 16)));
   std::vector<float> x(12);
   for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i) * 0.5f;
   WriteNpy("x.npy", Floats({2, 6}, x));

@@ -8,7 +8,7 @@
 //   YAML model name, node, input, output and parameter names;
 //   ONNX graph name and strings, node, input, output and initializer names;
 //   TVM model_name (v5) and module keys (v7);
-//   version-8 metadata strings (description, model and operator names;
+//   mlfkit metadata strings (description, model and operator names;
 //   tensor and operator names for the refusals) written by hand and packed
 //   with `mlf pack`;
 //   tar member names.
@@ -243,7 +243,9 @@ class HostileNamesTest : public ::testing::Test {
                        const std::vector<std::string>& shown = {},
                        const std::vector<std::string>& json_names = {}) {
     SCOPED_TRACE(archive);
-    CommandResult inspect = MlfOk({"inspect", archive});
+    // --plan adds the memory plan's buffers and the operators' table, names
+    // in both shown escaped.
+    CommandResult inspect = MlfOk({"inspect", archive, "--plan"});
     for (const std::string& name : names) {
       EXPECT_TRUE(Contains(inspect.out, Shown(name))) << "inspect does not show " << Shown(name);
     }
@@ -467,7 +469,7 @@ std::string OnnxModel(const std::vector<std::string>& names) {
 }
 
 TEST_F(HostileNamesTest, OnnxNamesInEveryFieldAtOnce) {
-  // C names are at most 1024 bytes (version-8 metadata's pattern bound):
+  // C names are at most 1024 bytes (mlfkit metadata's pattern bound):
   // the long name with its prefix fits (4000 bytes: see below).
   const std::vector<std::string> corpus = PrintableCorpus(1000);
   const std::string model = dir_ + "/hostile.onnx";
@@ -537,7 +539,7 @@ TEST_F(HostileNamesTest, OnnxRefusesControlCharactersKeywordsAndCaseClashes) {
   const std::string long_model =
       write([&](onnx::GraphProto* g) { fields[0].set(g, std::string(4000, 'L')); });
   ExpectRefused({"export", long_model, "-o", dir_ + "/out.tar"},
-                "member 'metadata.json': metadata.json does not match the version 8 schema: "
+                "member 'metadata.json': metadata.json does not match the version 9 schema: "
                 "/modules/default/inputs/0/c_name: value \"" + std::string(59, 'L') +
                     "... is too long to match against pattern \"^[A-Za-z_][A-Za-z0-9_]*$\" (4000 "
                     "bytes; at most 1024 are matched) (pattern)");
@@ -645,7 +647,7 @@ TEST_F(HostileNamesTest, TvmModuleKeyCarryingEveryName) {
   }
 }
 
-// ------------------------------------------------------- version-8 metadata
+// ------------------------------------------------------- mlfkit metadata
 
 std::string ModelAbiHeader() {
   const char* srcdir = std::getenv("TEST_SRCDIR");

@@ -305,15 +305,15 @@ TEST(TvmVerifyTest, SchemaAndSignatureRefusals) {
             "TVM Model Library Format archive (metadata version 7): TVM archives carry no digests "
             "and no signature, but a signature is required");
 
-  VerifyOptions v8_only;  // no foreign_format: callers that only read version 8
+  VerifyOptions v8_only;  // no foreign_format: callers that only read mlfkit archives
   Result<VerifyReport> r = VerifyArchive(Write("v8_only", tvm_testing::DenseV7()), v8_only);
   EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(r.status().message(),
-            "TVM Model Library Format archive (metadata version 7): this operation reads version 8 "
+            "TVM Model Library Format archive (metadata version 7): this operation reads mlfkit "
             "archives only (mlf inspect, mlf verify and mlf run read TVM archives)");
 
   // An archive whose metadata.json is not first and not TVM's keeps the
-  // version-8 error.
+  // mlfkit error.
   Files v8ish = tvm_testing::DenseV7();
   v8ish["metadata.json"] = "{\"version\": 8}";
   s = VerifyStatus("v8_not_first", v8ish);

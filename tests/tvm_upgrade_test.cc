@@ -1,6 +1,6 @@
 // `mlf upgrade` (tvm/upgrade): every TVM fixture that a version-8
 // archive can run is upgraded, verified, inspected and run with the
-// version-8 host loader, whose outputs must equal both the fixture's known
+// mlfkit host loader, whose outputs must equal both the fixture's known
 // values and those of the original TVM archive run through the TVM host
 // path (AOT and graph executor modules); upgrades are byte-identical; the
 // Cortex-M archive is built and run as firmware in QEMU, an upgraded graph
@@ -129,7 +129,7 @@ TEST(TvmUpgradeTest, UpgradedArchivesVerifyAndRunLikeTheOriginal) {
     VerifyOptions verify;
     Result<VerifyReport> report = VerifyArchive(v8, verify);
     ASSERT_TRUE(report.ok()) << report.status().ToString();
-    EXPECT_EQ(report->metadata.version, 8);
+    EXPECT_EQ(report->metadata.version, kMetadataVersion);
     const ModuleMetadata& m = report->metadata.modules.at(c.module);
     EXPECT_FALSE(m.tvm.has_value());
     ASSERT_TRUE(m.host_library.has_value());
@@ -209,8 +209,8 @@ TEST(TvmUpgradeTest, MetadataRecordsShapesNamesWorkspaceAndProvenance) {
 }
 
 // A graph executor module: TVM's sources unchanged, the graph as C, the
-// .params tensors as a version-8 parameter blob; the result also builds and
-// runs as a firmware project through the version-8 path.
+// .params tensors as a mlfkit parameter blob; the result also builds and
+// runs as a firmware project through the mlfkit path.
 TEST(TvmUpgradeTest, GraphModulesBecomeAGraphFunctionAndAParameterBlob) {
   const std::string dir = FreshDir("up_graph");
   const std::string v8 = Upgrade(WriteTvm("graph_meta", tvm_testing::GraphChainV6()), "v8.tar");
@@ -346,7 +346,7 @@ TEST(TvmUpgradeTest, RefusesWhatAVersion8ArchiveCannotRun) {
   EXPECT_EQ(UpgradeError(op, op + ".v8"),
             "cannot upgrade '" + op + "': module 'add' (TVM metadata version 5) is operator style: "
             "TVM operators over named buffers, without a model entry point, and TVM's metadata "
-            "does not say which buffers they write; a version-8 module is a full model whose "
+            "does not say which buffers they write; an mlfkit module is a full model whose "
             "inputs and outputs are distinct tensors, so upgrade would have to guess. mlf run and "
             "mlf project take the original archive (every buffer is an input and an output "
             "there)");
@@ -361,7 +361,7 @@ TEST(TvmUpgradeTest, RefusesWhatAVersion8ArchiveCannotRun) {
 TEST(TvmUpgradeTest, RefusesVersion8AndNonTvmInput) {
   const std::string v8 = Upgrade(WriteTvm("refuse_v8", tvm_testing::ScaleV5()), "v8.tar");
   EXPECT_EQ(UpgradeError(v8, v8 + ".again"),
-            "'" + v8 + "' is already a version-8 archive: there is nothing to upgrade");
+            "'" + v8 + "' is already an mlfkit archive: there is nothing to upgrade");
   const std::string garbage = FreshDir("up_garbage") + "/garbage.tar";
   WriteFile(garbage, std::string(2048, 'x'));
   EXPECT_EQ(UpgradeError(garbage, garbage + ".v8"),
@@ -387,7 +387,7 @@ TEST(TvmUpgradeCliTest, HelpUsageAndExitCodes) {
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_EQ(help.out.rfind("usage: mlf upgrade ARCHIVE -o OUT [--no-host-lib] [--compress none|gzip|zstd]\n", 0), 0u);
   CommandResult overview = Mlf({"help"});
-  EXPECT_NE(overview.out.find("  upgrade   rewrite a TVM archive (metadata 5-7) as a version-8 archive\n"),
+  EXPECT_NE(overview.out.find("  upgrade   rewrite a TVM archive (metadata 5-7) as an mlfkit archive\n"),
             std::string::npos);
   CommandResult no_out = Mlf({"upgrade", "x.tar"});
   EXPECT_EQ(no_out.exit_code, 2);
@@ -407,7 +407,7 @@ TEST(TvmUpgradeCliTest, UpgradeVerifyInspectRun) {
   ASSERT_EQ(up.exit_code, 0) << up.err;
   EXPECT_EQ(up.out,
             "note: module 'default': codegen/host/src/default_lib0.c: tvmgen_default_run renamed "
-            "tvmgen_default_tvm_run\nupgraded 1 module(s) to version 8: " + dir + "/v8.tar\n");
+            "tvmgen_default_tvm_run\nupgraded 1 module(s) to version 9: " + dir + "/v8.tar\n");
   CommandResult verify = Mlf({"verify", dir + "/v8.tar"});
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
   CommandResult inspect = Mlf({"inspect", dir + "/v8.tar", "--json"});

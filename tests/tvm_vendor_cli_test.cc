@@ -86,7 +86,7 @@ TEST(TvmVendorCliTest, RunProjectAndUpgradeRefuseBeforeCompiling) {
   EXPECT_EQ(upgrade.exit_code, 1);
   EXPECT_EQ(upgrade.err, "mlf: error: cannot upgrade '" + path +
                              "': module 'default' (TVM metadata version 7) needs vendor "
-                         "library: esp_kernel.h; a version-8 archive cannot carry it, so upgrade "
+                         "library: esp_kernel.h; an mlfkit archive cannot carry it, so upgrade "
                          "refuses the module\n");
   for (const CommandResult* r : {&run, &project, &upgrade}) {
     EXPECT_FALSE(Contains(r->err, "error:") && Contains(r->err, ".c:")) << r->err;  // no compiler log

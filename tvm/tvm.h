@@ -10,7 +10,7 @@
 //     (loader/host/foreign_module.h), as LoadOptions::foreign_modules;
 //   - FirmwareModules(): TVM modules in firmware projects
 //     (loader/firmware/foreign_project.h), as ProjectOptions::foreign_modules.
-// Without them those layers read, run and build version-8 archives only.
+// Without them those layers read, run and build mlfkit archives only.
 // `mlf upgrade` is UpgradeTvmArchive (tvm/upgrade/upgrade.h, included here).
 #ifndef MLFKIT_TVM_TVM_H_
 #define MLFKIT_TVM_TVM_H_

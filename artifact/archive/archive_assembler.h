@@ -1,4 +1,4 @@
-// Assembling a version-8 archive from staged modules: the one path by which
+// Assembling an mlfkit archive from staged modules: the one path by which
 // `mlf export` (codegen/archive_export.h) and `mlf upgrade` (the TVM wing)
 // turn generated code into an archive.
 //
@@ -40,7 +40,7 @@
 
 namespace mlf {
 
-// Where code files go in a version-8 archive.
+// Where code files go in an mlfkit archive.
 inline constexpr char kHostSourceDir[] = "codegen/host/src/";
 inline constexpr char kHostIncludeDir[] = "codegen/host/include/";
 

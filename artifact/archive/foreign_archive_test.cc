@@ -117,15 +117,15 @@ TEST(ForeignArchiveTest, VerifyRefusesWhatTheScanReports) {
             "and no signature, but a signature is required");
 }
 
-// Null: version 8 only. A TVM version is refused by name wherever metadata.json is.
+// Null: mlfkit archives only. A TVM version is refused by name wherever metadata.json is.
 TEST(ForeignArchiveTest, WithoutAFormatTvmVersionsAreRefused) {
   for (bool first : {true, false}) {
     Status s = VerifyArchive(Write(first ? "null_first" : "null_later", first), VerifyOptions{})
                    .status();
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     EXPECT_EQ(s.message(),
-              "TVM Model Library Format archive (metadata version 7): this operation reads version "
-              "8 archives only (mlf inspect, mlf verify and mlf run read TVM archives)");
+              "TVM Model Library Format archive (metadata version 7): this operation reads mlfkit "
+              "archives only (mlf inspect, mlf verify and mlf run read TVM archives)");
   }
 }
 

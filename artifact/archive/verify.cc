@@ -123,13 +123,13 @@ class Verifier {
   // Callers that read version 8 only: a foreign archive is refused by name.
   Status RefuseForeign(int version) const {
     return Unimplemented(ForeignWhat("TVM", version) +
-                         ": this operation reads version 8 archives only (mlf inspect, "
+                         ": this operation reads mlfkit archives only (mlf inspect, "
                          "mlf verify and mlf run read TVM archives)");
   }
 
   // Without a foreign format: the version of a foreign metadata.json that is
   // not the first member (member headers only, data skipped), so that a
-  // version-8 caller refuses a TVM archive by name rather than by its first
+  // mlfkit caller refuses a TVM archive by name rather than by its first
   // member. nullopt when there is none or the archive cannot be read (the
   // first-member error applies).
   std::optional<int> ForeignVersionInside(const ArchiveSource& source) const {

@@ -4,7 +4,7 @@
 //   1. the file is a safe tar archive within the reader's bounds
 //      (artifact/archive/archive_reader.h: no traversal, links, devices, bombs ...);
 //   2. the first member is metadata.json and it passes ParseMetadata
-//      (JSON bounds, the version-8 schema, semantic rules);
+//      (JSON bounds, the mlfkit schema, semantic rules);
 //   3. the signature policy (below), before any other member is read;
 //   4. every other member is listed in metadata.json "files" with the same
 //      size and SHA-256, and every listed member is present.

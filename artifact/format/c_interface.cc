@@ -1,5 +1,6 @@
 #include "artifact/format/c_interface.h"
 
+#include <cstdio>
 #include <sstream>
 
 #include "artifact/base/c_text.h"
@@ -54,6 +55,33 @@ Status WriteTensorTable(std::ostringstream& out, const std::string& table,
   return Status::Ok();
 }
 
+// A float literal that reads back as the same float32 ("0.0078125f",
+// "2.0f", "1e-05f").
+std::string FloatLiteral(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.9g", static_cast<double>(static_cast<float>(value)));
+  std::string literal = text;
+  if (literal.find_first_of(".en") == std::string::npos) literal += ".0";
+  return literal + "f";
+}
+
+// Scale and zero point of each input and output quantized per tensor
+// (version 9's quantization), so that application code quantizes its data
+// and reads its results with the model's own numbers.
+void WriteQuantizationMacros(std::ostream& out, const std::string& macro, const ModuleMetadata& m) {
+  bool any = false;
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    for (const TensorInfo& t : *list) {
+      if (!t.quantization || t.quantization->axis) continue;
+      if (!any) out << "/* Quantized inputs and outputs: real = (q - ZERO_POINT) * SCALE. */\n";
+      any = true;
+      const std::string name = macro + "_" + ToMacroCase(t.c_name);
+      out << "#define " << name << "_SCALE " << FloatLiteral(t.quantization->scale[0]) << "\n"
+          << "#define " << name << "_ZERO_POINT " << t.quantization->zero_point[0] << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 std::string CInterfaceHeader(const std::string& module, const ModuleMetadata& m,
@@ -72,6 +100,7 @@ std::string CInterfaceHeader(const std::string& module, const ModuleMetadata& m,
       out << "#define " << macro << "_" << ToMacroCase(t.c_name) << "_SIZE " << t.size_bytes << "\n";
     }
   }
+  WriteQuantizationMacros(out, macro, m);
   out << "/* Bytes of scratch memory the caller provides, MLF_WORKSPACE_ALIGNMENT-aligned. */\n"
       << "#define " << macro << "_WORKSPACE_SIZE " << m.memory.workspace_size_bytes << "\n"
       << "/* " << notes.constants << " */\n"

@@ -56,6 +56,27 @@ TEST(CInterfaceHeaderTest, CommentsCannotBeClosedByNames) {
   EXPECT_NE(header.find("void* y__; /* \"y*\\x2f\": float32[3] */"), std::string::npos) << header;
 }
 
+// Per-tensor quantized inputs and outputs get SCALE and ZERO_POINT macros
+// that read back as the same float32; per-channel ones and float tensors none.
+TEST(CInterfaceHeaderTest, QuantizedInputsAndOutputsHaveScaleAndZeroPoint) {
+  ModuleMetadata m = Scalars();
+  m.inputs[0].quantization = QuantizationInfo{{0.0078125}, {-128}, std::nullopt};
+  m.outputs[0].dtype = DType::kUInt8;
+  m.outputs[0].size_bytes = 3;
+  m.outputs[0].quantization = QuantizationInfo{{2.0}, {7}, std::nullopt};
+  const std::string header = CInterfaceHeader("q", m);
+  EXPECT_NE(header.find("/* Quantized inputs and outputs: real = (q - ZERO_POINT) * SCALE. */\n"
+                        "#define TVMGEN_Q_X_SCALE 0.0078125f\n#define TVMGEN_Q_X_ZERO_POINT -128\n"
+                        "#define TVMGEN_Q_Y___SCALE 2.0f\n#define TVMGEN_Q_Y___ZERO_POINT 7\n"),
+            std::string::npos)
+      << header;
+  m.inputs[0].quantization = QuantizationInfo{{0.1f}, {0}, std::nullopt};
+  EXPECT_NE(CInterfaceHeader("q", m).find("#define TVMGEN_Q_X_SCALE 0.100000001f\n"), std::string::npos);
+  m.outputs[0].quantization = QuantizationInfo{{1.0, 2.0, 3.0}, {0, 0, 0}, 0};
+  EXPECT_EQ(CInterfaceHeader("q", m).find("TVMGEN_Q_Y___SCALE"), std::string::npos);
+  EXPECT_EQ(CInterfaceHeader("q", Scalars()).find("SCALE"), std::string::npos);
+}
+
 TEST(CMetadataDefinitionTest, ScalarsHaveNoShapeArray) {
   auto text = CMetadataDefinition("s", Scalars());
   ASSERT_TRUE(text.ok()) << text.status().ToString();

@@ -30,7 +30,7 @@
 // Messages name both originals (or the original and what it collides with).
 //
 // Used by the compiler and `mlf export` before anything is written, by the
-// version-8 metadata rules at every read (verify, run, project, ...) and by
+// mlfkit metadata rules at every read (verify, run, project, ...) and by
 // the TVM reader for TVM archives.
 #ifndef MLFKIT_ARTIFACT_FORMAT_NAME_CLASH_H_
 #define MLFKIT_ARTIFACT_FORMAT_NAME_CLASH_H_

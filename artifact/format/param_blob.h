@@ -1,4 +1,4 @@
-// The version-8 parameter container: one raw blob per module
+// The mlfkit parameter container: one raw blob per module
 // (`parameters/<mod>.bin`) plus an index recorded in metadata.json.
 //
 // Each tensor's bytes (little-endian elements, row-major) start at an offset

@@ -91,13 +91,13 @@ Status PlaceConstants(const ir::Graph& g, const ModuleEmitOptions& options, Plac
       const std::string name = "param_" + std::to_string(index++);
       *arrays += "/* " + CCommentText(v.name) + " */\n" + ConstantArray(g, id, name);
       place->expr[id] = name;
-      params.tensors.push_back({v.name, t.dtype, t.shape, 0, t.bytes.size()});
+      params.tensors.push_back({v.name, t.dtype, t.shape, 0, t.bytes.size(), std::nullopt, ""});
       continue;
     }
     MLF_RETURN_IF_ERROR(blob.Add(v.name, t.dtype, t.shape, t.bytes));
     const ParamTensor& added = blob.index().back();
     place->expr[id] = "(cs + " + std::to_string(added.offset) + ")";
-    params.tensors.push_back({v.name, t.dtype, t.shape, added.offset, added.size_bytes});
+    params.tensors.push_back({v.name, t.dtype, t.shape, added.offset, added.size_bytes, std::nullopt, ""});
   }
   if (!options.link_params) {
     MLF_ASSIGN_OR_RETURN(module->parameter_blob, blob.Finish());

@@ -1,4 +1,4 @@
-// The firmware loader: turns a version-8 archive into a standalone C project
+// The firmware loader: turns an mlfkit archive into a standalone C project
 // for a microcontroller or the host (docs/design.md, "Firmware loader"), e.g.
 //
 //   ProjectOptions options;

@@ -20,9 +20,9 @@ class Capture : public MemberConsumer {
   explicit Capture(std::map<std::string, std::string>* members) : members_(members) {}
 
   Status OnMetadata(const Metadata& metadata) override {
-    if (metadata.version != kMetadataVersion && !IsTvmMetadataVersion(metadata.version)) {
-      return FailedPrecondition("mlf project reads archives of version " +
-                                std::to_string(kMetadataVersion) +
+    if (metadata.version < kOldestMetadataVersion && !IsTvmMetadataVersion(metadata.version)) {
+      return FailedPrecondition("mlf project reads archives of versions " +
+                                std::to_string(kOldestMetadataVersion) + "-" + std::to_string(kMetadataVersion) +
                                 " and TVM's versions 5-7, this one is version " +
                                 std::to_string(metadata.version));
     }

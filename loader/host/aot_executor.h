@@ -39,12 +39,14 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "artifact/base/status.h"
 #include "artifact/format/dtype.h"
+#include "artifact/format/metadata.h"
 #include "mlf/model_abi.h"
 
 namespace mlf {
@@ -59,6 +61,8 @@ struct TensorSpec {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
   uint64_t size_bytes = 0;
+  // Scale and zero point(s) when metadata (version 9) records them.
+  std::optional<QuantizationInfo> quantization;
 };
 
 // The entry point of generated code: tvmgen_<mod>_run with its structs seen

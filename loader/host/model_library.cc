@@ -188,7 +188,7 @@ class LibraryLoader {
     std::vector<TensorSpec> specs;
     for (const TensorInfo& t : tensors) {
       MLF_ASSIGN_OR_RETURN(DType dtype, t.dtype.Known());
-      specs.push_back(TensorSpec{t.name, t.c_name, dtype, t.shape, t.size_bytes});
+      specs.push_back(TensorSpec{t.name, t.c_name, dtype, t.shape, t.size_bytes, t.quantization});
     }
     return specs;
   }

@@ -80,7 +80,7 @@ struct LoadOptions {
   ReaderLimits limits;
   // Modules this loader cannot run itself (TVM's: tvm_wing::HostModules() of the
   // TVM wing, tvm/tvm.h), through the seam of foreign_module.h.
-  // Null: only version-8 archives open; a TVM archive is refused
+  // Null: only mlfkit archives open; a TVM archive is refused
   // (kUnimplemented, artifact/archive/verify.h).
   const ForeignModuleRunner* foreign_modules = nullptr;
 };

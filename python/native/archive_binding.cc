@@ -16,6 +16,9 @@
 #include "artifact/archive/verify_document.h"
 #include "artifact/base/version.h"
 #include "codegen/model_export.h"
+#include "loader/firmware/project.h"
+#include "loader/firmware/project_build.h"
+#include "loader/firmware/project_document.h"
 #include "python/native/status_error.h"
 #include "python/native/tensor_arrays.h"
 #include "tvm/tvm.h"
@@ -130,6 +133,33 @@ pb::object Inspect(const std::string& path) {
   return ToDict(InspectDocument(path, *head, host));
 }
 
+// The document of `mlf project --json`: generates the project into `out`
+// (missing or empty; nothing is written there on failure), then builds and
+// runs it as asked. A firmware that exits non-zero is a result ("ok":
+// false, run.exit_status), as for the CLI.
+pb::object Project(const std::string& archive, const std::string& out, const std::string& board,
+                   const std::string& build_system, const std::map<std::string, std::string>& sample_inputs,
+                   bool build, bool run, const std::optional<std::string>& key, bool require_signature) {
+  firmware::ProjectOptions options;
+  options.target = ValueOrRaise(firmware::ResolveBoard(board));
+  options.measure_fit = true;  // as mlf project: a misfit is refused before anything is written
+  options.foreign_modules = &tvm_wing::FirmwareModules();
+  options.verify.require_signature = require_signature;
+  if (key) options.verify.public_key_pem = ValueOrRaise(ReadKeyFile(*key));
+  for (const auto& [name, path] : sample_inputs) options.sample_inputs.push_back({name, path});
+  firmware::BuildOptions build_options;
+  build_options.system = ValueOrRaise(firmware::ParseBuildSystem(build_system));
+  Result<nlohmann::json> doc = WithoutGil([&]() -> Result<nlohmann::json> {
+    MLF_ASSIGN_OR_RETURN(firmware::GeneratedProject p, firmware::GenerateProject(archive, out, options));
+    if (!build && !run) return firmware::ProjectDocument(out, p);
+    MLF_ASSIGN_OR_RETURN(firmware::BuiltFirmware built, firmware::BuildProject(out, p.platform, build_options));
+    if (!run) return firmware::ProjectDocument(out, p, &built);
+    MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun ran, firmware::RunFirmware(out, p.platform));
+    return firmware::ProjectDocument(out, p, &built, &ran);
+  });
+  return ToDict(ValueOrRaise(std::move(doc)));
+}
+
 pb::tuple Keygen(const std::string& prefix) {
   OkOrRaise(WriteKeyFiles(prefix));
   return pb::make_tuple(prefix + ".key", prefix + ".pub");
@@ -145,6 +175,9 @@ void BindArchiveOperations(pb::module_& m) {
   m.def("_sign", &SignFile, pb::arg("path"), pb::arg("key"), pb::arg("out"));
   m.def("_keygen", &Keygen, pb::arg("prefix"));
   m.def("_inspect", &Inspect, pb::arg("path"));
+  m.def("_project", &Project, pb::arg("archive"), pb::arg("out"), pb::arg("board"), pb::arg("build_system"),
+        pb::arg("sample_inputs"), pb::arg("build"), pb::arg("run"), pb::arg("key"),
+        pb::arg("require_signature"));
 }
 
 }  // namespace mlf::py

@@ -25,10 +25,21 @@ struct PyTensorInfo {
   std::string name, c_name, dtype;
   std::vector<int64_t> shape;
   uint64_t size_bytes = 0;
+  std::optional<QuantizationInfo> quantization;
 };
 
 PyTensorInfo InfoOf(const TensorSpec& spec) {
-  return {spec.name, spec.c_name, DTypeName(spec.dtype), spec.shape, spec.size_bytes};
+  return {spec.name, spec.c_name, DTypeName(spec.dtype), spec.shape, spec.size_bytes, spec.quantization};
+}
+
+// {"scale": [...], "zero_point": [...], "axis": int or None}, or None.
+pb::object QuantizationObject(const std::optional<QuantizationInfo>& q) {
+  if (!q) return pb::none();
+  pb::dict d;
+  d["scale"] = pb::cast(q->scale);
+  d["zero_point"] = pb::cast(q->zero_point);
+  d["axis"] = q->axis ? pb::object(pb::int_(*q->axis)) : pb::object(pb::none());
+  return std::move(d);
 }
 
 class PyExecutor {
@@ -137,8 +148,11 @@ void BindExecutor(pb::module_& m) {
           "the shape as a tuple")
       .def_readonly("size_bytes", &PyTensorInfo::size_bytes)
       .def_property_readonly(
-          "quantization", [](const PyTensorInfo&) { return pb::none(); },
-          "scale and zero point of a quantized tensor; None (float models)")
+          "quantization", [](const PyTensorInfo& t) { return QuantizationObject(t.quantization); },
+          "{'scale': [...], 'zero_point': [...], 'axis': int or None} of a quantized\n"
+          "tensor (real = (q - zero_point) * scale; one pair, or one per index of\n"
+          "`axis`), as metadata records it; None for float tensors and archives\n"
+          "written before metadata version 9")
       .def("__repr__", [](const PyTensorInfo& t) {
         std::string shape;
         for (int64_t d : t.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);

@@ -33,7 +33,8 @@ __all__ = [
     "FailedPreconditionError", "InternalError", "InvalidArgumentError",
     "IOError", "Library", "NotFoundError", "OutOfRangeError",
     "PermissionDeniedError", "SignatureError", "TensorInfo",
-    "UnimplementedError", "export", "inspect", "keygen", "load", "sign", "verify",
+    "UnimplementedError", "export", "inspect", "keygen", "load", "project", "sign",
+    "verify",
 ]
 
 
@@ -141,6 +142,28 @@ def sign(path: str, key: str, out: Optional[str] = None) -> Dict:
     the verification report of the signed archive.
     """
     return _native._sign(path, key, out)
+
+
+def project(archive: str, out: str, *, board: str = "host", build_system: str = "make",
+            sample_inputs: Optional[Dict[str, str]] = None, build: bool = False,
+            run: bool = False, key: Optional[str] = None,
+            require_signature: bool = False) -> Dict:
+    """The archive as a standalone C project in `out` (as `mlf project`).
+
+    `out` must be missing or empty; nothing is written there if anything
+    fails. `board` is "host", a built-in board (`mlf boards`) or a board
+    file (.yaml); `build_system` "make" or "cmake"; `sample_inputs` maps
+    input names to .npy files the firmware feeds the model (else zeros).
+    The archive is verified first (`key`, `require_signature` as for
+    verify()); a project that does not fit its board is refused. With
+    `build` (or `run`) the project is built with the board's compiler, with
+    `run` also run (on QEMU for Cortex-M boards). Returns the document of
+    `mlf project --json`: ok, project, platform, modules, files, and
+    built {path, sizes} and run {exit_status, output} as asked; a firmware
+    that exits non-zero gives ok False rather than an exception.
+    """
+    return _native._project(archive, out, board, build_system, sample_inputs or {},
+                            build, run, key, require_signature)
 
 
 def keygen(prefix: str) -> Tuple[str, str]:

@@ -316,7 +316,7 @@ def test_errors_carry_the_cli_messages(tmp_path):
 
 def test_version_and_stubs():
     assert mlfkit.__version__ == "0.1.0"
-    assert mlfkit.METADATA_VERSION == 8
+    assert mlfkit.METADATA_VERSION == 9
     package_dir = os.path.dirname(mlfkit.__file__)
     assert os.path.exists(os.path.join(package_dir, "__init__.pyi"))
     assert os.path.exists(os.path.join(package_dir, "py.typed"))
@@ -401,3 +401,74 @@ def _reshape_model_bytes():
         _field(11, _value_info("shape", 7, [2])) + \
         _field(12, _value_info("y", 1, ["rows", "columns"]))
     return _field(1, 8) + _field(7, graph) + _field(8, _field(1, "") + _field(2, 13))
+
+
+QUANTIZED_YAML = """
+mlf_model: 1
+name: quantized_io
+inputs:
+  - {name: x, dtype: int8, shape: [1, 4]}
+parameters:
+  x.scale: {dtype: float32, shape: [], values: 0.5}
+  x.zero_point: {dtype: int8, shape: [], values: -3}
+  y.scale: {dtype: float32, shape: [], values: 0.25}
+  y.zero_point: {dtype: uint8, shape: [], values: 10}
+nodes:
+  - {op: DequantizeLinear, inputs: [x, x.scale, x.zero_point], outputs: [xf]}
+  - {op: Relu, inputs: [xf], outputs: [r]}
+  - {op: QuantizeLinear, inputs: [r, y.scale, y.zero_point], outputs: [y]}
+outputs: [y]
+"""
+
+
+def test_quantization_and_memory_plan_from_metadata(tmp_path):
+    """Metadata version 9: an executor's tensors carry their scale and zero point,
+    and inspect() holds the memory plan."""
+    model = tmp_path / "q.yaml"
+    model.write_text(QUANTIZED_YAML)
+    archive = str(tmp_path / "q.tar")
+    mlfkit.export(str(model), archive)
+    ex = mlfkit.load(archive).executor()
+    assert ex.inputs[0].quantization == {"scale": [0.5], "zero_point": [-3], "axis": None}
+    assert ex.outputs[0].quantization == {"scale": [0.25], "zero_point": [10], "axis": None}
+    ex.set_input("x", np.array([[-5, -3, 1, 40]], dtype=np.int8))
+    ex.run()
+    # relu((q + 3) * 0.5) / 0.25 + 10: -1 -> 0 -> 10; 0 -> 10; 2 -> 18; 21.5 -> 96.
+    assert ex.get_output(0).tolist() == [[10, 10, 18, 96]]
+    module = mlfkit.inspect(archive)["metadata"]["modules"]["default"]
+    assert module["memory"]["plan"][0]["kind"] == "value"
+    assert [o["param_bytes"] for o in module["operators"]] == [5, 0, 5]
+
+
+def test_project_builds_and_runs_on_the_host(tmp_path):
+    """project() is `mlf project --json`: generate, build and run a firmware project."""
+    archive = str(tmp_path / "cnn.tar")
+    mlfkit.export(os.path.join(EXAMPLES, "tiny_cnn", "model.yaml"), archive)
+    image = str(tmp_path / "image.npy")
+    np.save(image, np.linspace(-1, 1, 64, dtype=np.float32).reshape(1, 1, 8, 8))
+    out = str(tmp_path / "fw")
+    doc = mlfkit.project(archive, out, sample_inputs={"image": image}, build=True, run=True)
+    assert doc["ok"] is True and doc["platform"] == "host" and doc["modules"] == ["default"]
+    assert doc["project"] == out and os.path.exists(doc["built"]["path"])
+    assert doc["run"]["exit_status"] == 0
+    assert "logits" in doc["run"]["output"]
+    assert doc["schema_version"] == 1
+
+    # The firmware prints "output <label> <count> <v0> ...", each float32 as
+    # %.9g (exact): its logits are the host loader's bit for bit.
+    ex = mlfkit.load(archive).executor()
+    ex.set_input("image", np.load(image))
+    ex.run()
+    lines = [line.split() for line in doc["run"]["output"].splitlines() if line.startswith("output ")]
+    assert len(lines) == 1 and lines[0][2] == "10", doc["run"]["output"]
+    printed = np.array([float(v) for v in lines[0][3:]], dtype=np.float32)
+    np.testing.assert_array_equal(printed, ex.get_output("logits").reshape(-1))
+
+    # Into a directory that holds something: refused, nothing written.
+    with pytest.raises(mlfkit.AlreadyExistsError) as refused:
+        mlfkit.project(archive, out)
+    assert str(refused.value) == f"'{out}' already exists and is not an empty directory: choose a new one"
+    with pytest.raises(mlfkit.InvalidArgumentError) as unknown:
+        mlfkit.project(archive, str(tmp_path / "fw2"), board="nope")
+    assert str(unknown.value).startswith("unknown board 'nope' (built in: ")
+    assert not os.path.exists(tmp_path / "fw2")

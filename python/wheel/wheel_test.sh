@@ -7,6 +7,25 @@ set -euo pipefail
 root="${TEST_SRCDIR}/mlfkit"
 work="${TEST_TMPDIR}"
 cd "$work"
+
+# Bad use: each error exact, with its exit status, and no wheel written.
+expect_refusal() {  # STATUS MESSAGE-START ARGS...
+  local want_status=$1 want=$2 status=0 got
+  shift 2
+  got=$(/usr/bin/python3 "$root/python/wheel/make_wheel.py" "$@" 2>&1 >/dev/null) || status=$?
+  [ "$status" = "$want_status" ] || { echo "make_wheel $*: exit $status, want $want_status"; exit 1; }
+  case "$got" in
+    "$want"*) ;;
+    *) echo "make_wheel $*: printed '$got', want '$want...'"; exit 1 ;;
+  esac
+}
+mkdir incomplete && cp "$root/python/mlfkit/__init__.py" incomplete/
+expect_refusal 1 "make_wheel: error: incomplete has no __init__.pyi: build //python:mlfkit first" \
+  incomplete refused
+[ ! -e refused ] || { echo "make_wheel wrote refused/ for an incomplete package"; exit 1; }
+# Usage: the script's help, exit 2.
+expect_refusal 2 "Writes the mlfkit wheel from the package Bazel built (bazel-bin/python/mlfkit)." \
+  only-one-argument
 /usr/bin/python3 "$root/python/wheel/make_wheel.py" "$root/python/mlfkit" dist1 > wheel1.txt
 /usr/bin/python3 "$root/python/wheel/make_wheel.py" "$root/python/mlfkit" dist2 > /dev/null
 wheel=$(cat wheel1.txt)

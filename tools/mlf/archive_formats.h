@@ -5,7 +5,7 @@
 // (loader/host/foreign_module.h, loader/firmware/foreign_project.h).
 // (`mlf upgrade`, cmd_upgrade.cc, is the wing's own command.) Without the
 // wing, these would return null (ForeignHostChecks an empty map) and `mlf`
-// would read, run and build version-8 archives only.
+// would read, run and build mlfkit archives only.
 #ifndef MLFKIT_TOOLS_MLF_ARCHIVE_FORMATS_H_
 #define MLFKIT_TOOLS_MLF_ARCHIVE_FORMATS_H_
 

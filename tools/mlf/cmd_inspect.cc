@@ -233,7 +233,7 @@ void PrintPeak(const ModuleMetadata& m) {
 void PrintPlan(const ModuleMetadata& m) {
   if (m.memory.plan.empty() && m.operators.empty()) return;
   if (m.memory.plan.empty()) {
-    std::cout << "  memory plan not recorded (metadata version " << (m.tvm ? "of TVM" : "8") << ")\n";
+    std::cout << "  memory plan not recorded (metadata written before version 9)\n";
   } else {
     std::cout << "  memory plan (" << m.memory.plan.size() << " buffers)\n";
     Table buffers({"offset", "bytes", "operators", "kind", "name", "inside"});

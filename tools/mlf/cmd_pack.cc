@@ -14,7 +14,7 @@ constexpr char kUsage[] =
     "Packs DIR, which holds metadata.json and the files it references, into a\n"
     "Model Library Format archive. The \"files\" table of metadata.json (size and\n"
     "SHA-256 of every member) is computed here; metadata is validated against the\n"
-    "version-8 schema. The archive is deterministic (sorted members, mtime from\n"
+    "schema of its version. The archive is deterministic (sorted members, mtime from\n"
     "SOURCE_DATE_EPOCH or 0) and written atomically: OUT is either the complete\n"
     "new archive or left as it was.\n\n"
     "options:\n"

@@ -5,6 +5,7 @@
 #include "artifact/base/display_text.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
+#include "loader/firmware/project_document.h"
 #include "tools/mlf/archive_formats.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
@@ -21,7 +22,7 @@ constexpr char kUsage[] =
     "                   [--build-system make|cmake] [--sample-input NAME=FILE.npy]...\n"
     "                   [--vendor-source NAME=DIR]...\n"
     "                   [--build] [--run] [--key NAME.pub] [--require-signature] [--json]\n\n"
-    "Turns a version-8 archive into a standalone C project in DIR: a Makefile and a\n"
+    "Turns an mlfkit archive into a standalone C project in DIR: a Makefile and a\n"
     "CMakeLists.txt, the model sources and headers, parameters as const arrays in\n"
     "flash, a static workspace and static buffers (no heap), and a main.c that runs\n"
     "every module once and prints one line per output:\n\n"
@@ -82,24 +83,6 @@ Result<firmware::ProjectOptions> Options(const ParsedArgs& args, const firmware:
   return options;
 }
 
-// The --json report, filled step by step and printed at the end.
-nlohmann::json GeneratedJson(const std::string& dir, const firmware::GeneratedProject& p) {
-  return {{"ok", true},          {"project", dir},       {"platform", p.platform.name},
-          {"modules", p.modules}, {"files", p.files.size()}};
-}
-
-nlohmann::json BuiltJson(const firmware::BuiltFirmware& built) {
-  nlohmann::json j = {{"path", built.path}};
-  if (built.sizes) {
-    nlohmann::json parts = nlohmann::json::array();
-    for (const firmware::SizePart& part : built.sizes->parts) {
-      parts.push_back({{"name", part.name}, {"flash", part.flash}, {"ram", part.ram}});
-    }
-    j["sizes"] = {{"flash", built.sizes->flash}, {"ram", built.sizes->ram}, {"parts", parts}};
-  }
-  return j;
-}
-
 void PrintGenerated(const std::string& dir, const firmware::GeneratedProject& p) {
   if (JsonOutput()) return;
   std::string modules;
@@ -122,9 +105,8 @@ Result<int> Project(const ParsedArgs& args, BuildSystem system, const firmware::
   MLF_ASSIGN_OR_RETURN(firmware::GeneratedProject p,
                        firmware::GenerateProject(args.positionals()[0], dir, options));
   PrintGenerated(dir, p);
-  nlohmann::json report = GeneratedJson(dir, p);
   if (!args.Has("build") && !args.Has("run")) {
-    if (JsonOutput()) PrintJsonReport(report);
+    if (JsonOutput()) PrintJsonReport(firmware::ProjectDocument(dir, p));
     return kExitOk;
   }
   firmware::BuildOptions build;
@@ -132,16 +114,13 @@ Result<int> Project(const ParsedArgs& args, BuildSystem system, const firmware::
   MLF_ASSIGN_OR_RETURN(firmware::BuiltFirmware built,
                        firmware::BuildProject(dir, p.platform, build));
   PrintBuilt(built);
-  report["built"] = BuiltJson(built);
   if (!args.Has("run")) {
-    if (JsonOutput()) PrintJsonReport(report);
+    if (JsonOutput()) PrintJsonReport(firmware::ProjectDocument(dir, p, &built));
     return kExitOk;
   }
   MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun run, firmware::RunFirmware(dir, p.platform));
   if (JsonOutput()) {
-    report["ok"] = run.exit_code == 0;
-    report["run"] = {{"exit_status", run.exit_code}, {"output", run.output}};
-    PrintJsonReport(report);
+    PrintJsonReport(firmware::ProjectDocument(dir, p, &built, &run));
   } else {
     std::cout << run.output << std::flush;
   }

@@ -1,4 +1,4 @@
-// mlf upgrade: a TVM archive (metadata versions 5-7) -> a version-8 archive.
+// mlf upgrade: a TVM archive (metadata versions 5-7) -> an mlfkit archive.
 #include <iostream>
 
 #include "artifact/archive/pack.h"
@@ -14,11 +14,11 @@ namespace {
 constexpr char kUsage[] =
     "usage: mlf upgrade ARCHIVE -o OUT [--no-host-lib] [--compress none|gzip|zstd]\n\n"
     "Rewrites ARCHIVE, a Model Library Format archive written by Apache TVM\n"
-    "(metadata versions 5, 6 and 7), as a self-contained version-8 archive that\n"
+    "(metadata versions 5, 6 and 7), as a self-contained mlfkit archive (metadata version 9) that\n"
     "mlf run, mlf bench and mlf project use like any other and that computes the\n"
     "same outputs. Each TVM AOT module with the C interface and each\n"
     "graph-executor module gets:\n"
-    "  - version-8 metadata: TVM's tensor names, C names, dtypes and shapes (from\n"
+    "  - metadata: TVM's tensor names, C names, dtypes and shapes (from\n"
     "    the Relay text or graph JSON), workspace, parameters, digests;\n"
     "  - TVM's C sources, with its run wrapper tvmgen_<mod>_run renamed\n"
     "    tvmgen_<mod>_tvm_run and USMP pools moved into the caller's workspace,\n"
@@ -29,7 +29,7 @@ constexpr char kUsage[] =
     "  - a host library, when the code builds for this host (not for code that\n"
     "    targets another architecture: that archive is for mlf project).\n"
     "Every member of the original is kept under src/tvm/. Refused, with the\n"
-    "reason: version-8 archives, archives that do not verify, operator-style\n"
+    "reason: mlfkit archives, archives that do not verify, operator-style\n"
     "modules, the packed API without a graph, unknown shapes. OUT is written\n"
     "atomically and deterministically: upgrading twice gives identical bytes.\n\n"
     "options:\n"
@@ -66,7 +66,7 @@ int RunUpgrade(const ParsedArgs& args) {
   Result<UpgradeResult> result = UpgradeTvmArchive(args.positionals()[0], out, options);
   if (!result.ok()) return ReportFailure(result.status());
   for (const std::string& note : result->notes) std::cout << "note: " << DisplayText(note) << "\n";
-  std::cout << "upgraded " << result->metadata.modules.size() << " module(s) to version 8: " << out
+  std::cout << "upgraded " << result->metadata.modules.size() << " module(s) to version " << result->metadata.version << ": " << out
             << "\n";
   return kExitOk;
 }
@@ -75,7 +75,7 @@ int RunUpgrade(const ParsedArgs& args) {
 
 const Command& UpgradeCommand() {
   static const Command command{
-      "upgrade", "rewrite a TVM archive (metadata 5-7) as a version-8 archive", kUsage,
+      "upgrade", "rewrite a TVM archive (metadata 5-7) as an mlfkit archive", kUsage,
       {{"output", true, false, "o"}, {"no-host-lib", false, false, ""}, {"compress", true, false, ""}},
       RunUpgrade};
   return command;

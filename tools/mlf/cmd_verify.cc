@@ -18,7 +18,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: mlf verify ARCHIVE [--key NAME.pub] [--require-signature] [--json]\n\n"
     "Checks, in one pass: the archive is a safe tar within size bounds; its first\n"
-    "member metadata.json matches the version-8 schema and rules; every member is\n"
+    "member metadata.json matches the schema of its version (8 or 9) and the rules; every member is\n"
     "listed in metadata.json \"files\" with the right size and SHA-256, and none is\n"
     "missing or extra; and the signature policy:\n"
     "  --key NAME.pub        the archive must be signed, by this key (Ed25519)\n"

@@ -70,12 +70,13 @@ int Version(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (json) {
-    PrintJsonReport({{"writes_metadata_version", kMetadataVersion},
-               {"reads_metadata_versions", nlohmann::json::array({5, 6, 7, kMetadataVersion})}});
+    nlohmann::json reads = nlohmann::json::array({5, 6, 7});
+    for (int v = kOldestMetadataVersion; v <= kMetadataVersion; ++v) reads.push_back(v);
+    PrintJsonReport({{"writes_metadata_version", kMetadataVersion}, {"reads_metadata_versions", reads}});
   } else {
     std::cout << "mlf " << kMlfkitVersion << "\n"
-              << "writes Model Library Format version " << kMetadataVersion << "; reads version "
-              << kMetadataVersion << " and TVM's versions 5-7\n";
+              << "writes Model Library Format version " << kMetadataVersion << "; reads versions "
+              << kOldestMetadataVersion << "-" << kMetadataVersion << " and TVM's versions 5-7\n";
   }
   return kExitOk;
 }

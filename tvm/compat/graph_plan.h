@@ -20,7 +20,7 @@
 //     metadata's main workspace;
 //   - the constants blob holds the .params tensors that are graph arguments,
 //     in argument order, in mlfkit's parameter blob layout (param_blob.h:
-//     64-byte aligned offsets), so a version-8 archive can carry it as
+//     64-byte aligned offsets), so an mlfkit archive can carry it as
 //     parameters/<mod>.bin and loaders can map it.
 //
 // Refused (kInvalidArgument / kUnimplemented / kNotFound naming the tensor,

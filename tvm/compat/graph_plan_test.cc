@@ -48,7 +48,7 @@ json Graph() {
 
 TensorInfo Tensor(const std::string& name, DType dtype = DType::kFloat32,
                   uint64_t bytes = 16) {
-  return TensorInfo{name, name, dtype, {static_cast<int64_t>(bytes / 4)}, bytes, true};
+  return TensorInfo{name, name, dtype, {static_cast<int64_t>(bytes / 4)}, bytes, true, std::nullopt};
 }
 
 ModuleMetadata Module() {

@@ -200,7 +200,7 @@ class ModuleCompleter {
       Note(m_->parameters->path + " is not used: the code links its parameters (" +
            tvm_.linked_params + ")");
     }
-    if (!tvm_.relay_path.empty()) m_->source = SourceInfo{SourceFormat::kTvm, std::nullopt, "", tvm_.relay_path};
+    if (!tvm_.relay_path.empty()) m_->source = SourceInfo{SourceFormat::kTvm, std::nullopt, "", tvm_.relay_path, {}, {}};
   }
 
  private:

@@ -310,7 +310,7 @@ std::vector<ParamTensorInfo> TvmParamsIndex(const std::vector<NamedTensor>& tens
   for (const NamedTensor& t : tensors) {
     // magic, reserved, device type and id, ndim, dtype, shape, nbytes
     offset += 8 + 8 + 4 + 4 + 4 + 4 + 8 * t.shape.size() + 8;
-    index.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, offset, t.data.size()});
+    index.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, offset, t.data.size(), std::nullopt, ""});
     offset += t.data.size();
   }
   return index;

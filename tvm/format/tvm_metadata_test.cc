@@ -233,8 +233,8 @@ TEST(ParseTvmMetadataTest, OtherRefusals) {
   json v4 = V5();
   v4["version"] = 4;
   EXPECT_EQ(ParseMetadata(v4.dump()).status().message(),
-            "metadata version 4 is not supported (supported: 5, 6, 7, 8)");
-  // The version-8 parser knows TVM's versions but does not read them alone.
+            "metadata version 4 is not supported (supported: 5, 6, 7, 8, 9)");
+  // The mlfkit parser knows TVM's versions but does not read them alone.
   Result<Metadata> alone = ParseMetadata(V7().dump());
   EXPECT_EQ(alone.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(alone.status().message(),

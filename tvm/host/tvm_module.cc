@@ -204,7 +204,7 @@ Result<std::vector<TensorSpec>> TvmTensorSpecs(const std::string& module, const 
       return dtype.status().WithContext("module " + QuoteForMessage(module) + ": " + kind + " " +
                                         QuoteForMessage(t.name));
     }
-    TensorSpec spec{t.name, t.c_name, *dtype, t.shape, t.size_bytes};
+    TensorSpec spec{t.name, t.c_name, *dtype, t.shape, t.size_bytes, std::nullopt};
     if (!t.shape_known) {
       const uint64_t element = DTypeSize(*dtype);
       if (t.size_bytes % element != 0) {

@@ -165,7 +165,7 @@ constexpr char kHostVendorTail[] =
 constexpr char kProjectVendorTail[] =
     "; give the library's sources with --vendor-source NAME=DIR";
 constexpr char kUpgradeVendorTail[] =
-    "; a version-8 archive cannot carry it, so upgrade refuses the module";
+    "; an mlfkit archive cannot carry it, so upgrade refuses the module";
 
 bool HasSources(const TvmModulePlan& p) { return !p.c_sources.empty() || !p.other_sources.empty(); }
 
@@ -298,7 +298,7 @@ Status FirmwareKindVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
   return Status::Ok();
 }
 
-constexpr char kNotRunnable[] = "; a version-8 archive runs TVM AOT modules with the C interface "
+constexpr char kNotRunnable[] = "; an mlfkit archive runs TVM AOT modules with the C interface "
                                 "and graph executor modules only, so upgrade cannot make it "
                                 "runnable (mlf inspect and mlf verify read the original)";
 
@@ -311,7 +311,7 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
     // operator's buffers are neither, and TVM does not say which it writes.
     return FailedPrecondition(
         who + " is operator style: TVM operators over named buffers, without a model entry point, "
-              "and TVM's metadata does not say which buffers they write; a version-8 module is a "
+              "and TVM's metadata does not say which buffers they write; an mlfkit module is a "
               "full model whose inputs and outputs are distinct tensors, so upgrade would have to "
               "guess. mlf run and mlf project take the original archive (every buffer is an input "
               "and an output there)");
@@ -331,7 +331,7 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
                               "_run in its interface header): it was built for TVM's packed API" +
                               kNotRunnable);
   }
-  if (!HasSources(p)) return NoSources(who, p, "; version-8 archives carry C sources");
+  if (!HasSources(p)) return NoSources(who, p, "; mlfkit archives carry C sources");
   if (!p.other_sources.empty()) {
     return Unimplemented(who + ": " + p.other_sources[0] + " is C++; upgrade carries C sources only");
   }
@@ -348,7 +348,7 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
       if (!t.dtype.stated()) {
         return FailedPrecondition(who + ": the archive does not say the dtype of " + kind + " " +
                                   QuoteForMessage(t.name) +
-                                  "; version-8 metadata records every dtype");
+                                  "; mlfkit's metadata records every dtype");
       }
       if (!t.dtype.known()) return UnknownDType(who, kind, t);
       // An unknown shape with a known size is written flat, [size / element
@@ -356,7 +356,7 @@ Status UpgradeVerdict(const TvmModulePlan& p, const ModuleMetadata& m) {
       if (!t.shape_known && t.size_bytes == 0) {
         return FailedPrecondition(who + ": the shape and size of " + kind + " " +
                                   QuoteForMessage(t.name) +
-                                  " are unknown; version-8 metadata records every shape");
+                                  " are unknown; mlfkit's metadata records every shape");
       }
     }
   }

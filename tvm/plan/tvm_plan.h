@@ -8,7 +8,7 @@
 // tvm/format/tvm_archive.h, tvm_code.h). It holds what the archive's code
 // looks like (executor, interface, entry point, parameters, pools, runtime
 // pieces, headers, target) and three verdicts: whether it runs on this host,
-// in which firmware projects, and whether upgrade can make a version-8 module
+// in which firmware projects, and whether upgrade can make an mlfkit module
 // of it, each with the exact reason when not. Checks that need member bytes
 // (a graph executor module's graph plan, the interface header's structs, the
 // sources upgrade rewrites) stay with the consumer that reads those members.
@@ -130,7 +130,7 @@ struct TvmModulePlan {
   // otherwise); other platforms are refused by FirmwareVerdict.
   Status firmware;
   std::vector<std::string> firmware_platforms;
-  // mlf upgrade to a runnable version-8 module, as far as the metadata says.
+  // mlf upgrade to a runnable mlfkit module, as far as the metadata says.
   Status upgrade;
 };
 

@@ -221,7 +221,7 @@ TEST(TvmPlanTest, OperatorStyle) {
   EXPECT_EQ(p.upgrade.message(),
             "module 'add' (TVM metadata version 5) is operator style: TVM operators over named "
             "buffers, without a model entry point, and TVM's metadata does not say which buffers "
-            "they write; a version-8 module is a full model whose inputs and outputs are distinct "
+            "they write; an mlfkit module is a full model whose inputs and outputs are distinct "
             "tensors, so upgrade would have to guess. mlf run and mlf project take the original "
             "archive (every buffer is an input and an output there)");
 }
@@ -262,7 +262,7 @@ TEST(TvmPlanTest, CortexMCodeRunsOnlyOnItsBoards) {
             "codegen/host/src/default_lib1.c includes <arm_acle.h>; it cannot be built for platform "
             "host (this host, " + std::string(HostTriple()) +
                 "). Build it with --platform mps2-an386 or mps2-an500");
-  // upgrade makes a version-8 module of it (for firmware only).
+  // upgrade makes an mlfkit module of it (for firmware only).
   EXPECT_TRUE(p.upgrade.ok()) << p.upgrade.message();
 }
 
@@ -335,7 +335,7 @@ TEST(TvmPlanTest, HeadersByClassAndTheVendorVerdicts) {
                   "firmware project)");
   EXPECT_EQ(p.upgrade.message(),
             "module 'default' (TVM metadata version 7) needs vendor library: esp_kernel.h, "
-            "zz_vendor.h; a version-8 archive cannot carry it, so upgrade refuses the module");
+            "zz_vendor.h; an mlfkit archive cannot carry it, so upgrade refuses the module");
   EXPECT_EQ(FirmwareVerdict(p, Board("mps2-an386")).message(),
             who + " needs vendor library: esp_kernel.h, zz_vendor.h; give the library's sources "
                   "with --vendor-source NAME=DIR");
@@ -403,7 +403,7 @@ TEST_F(RefusedTest, PackedApi) {
                           "modules",
                  packed + "mlf project builds AOT modules built with interface-api=c",
                  " has no C interface (no tvmgen_default_run in its interface header): it was "
-                 "built for TVM's packed API; a version-8 archive runs TVM AOT modules with the C "
+                 "built for TVM's packed API; an mlfkit archive runs TVM AOT modules with the C "
                  "interface and graph executor modules only, so upgrade cannot make it runnable "
                  "(mlf inspect and mlf verify read the original)");
   for (const Status* s : {&p.host, &p.firmware, &p.upgrade}) {
@@ -445,7 +445,7 @@ TEST_F(RefusedTest, ObjectFilesOnly) {
                               "(codegen/host/lib/default_lib0.o); ";
   ExpectVerdicts(p, objects + "mlf run compiles C sources",
                  objects + "a firmware project compiles C sources",
-                 objects + "version-8 archives carry C sources");
+                 objects + "mlfkit archives carry C sources");
 }
 
 TEST_F(RefusedTest, CppSource) {
@@ -470,7 +470,7 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
   EXPECT_EQ(p.firmware.message(), p.host.message());
   EXPECT_EQ(p.upgrade.message(),
             "module 'default' (TVM metadata version 7): the archive does not say the dtype of " +
-                input + "; version-8 metadata records every dtype");
+                input + "; mlfkit's metadata records every dtype");
   m_->inputs[0].dtype = DType::kFloat32;
   m_->inputs[0].shape_known = false;
   p = Plan();
@@ -482,7 +482,7 @@ TEST_F(RefusedTest, UnknownDtypeAndShape) {
   p = Plan();
   EXPECT_EQ(p.upgrade.message(),
             "module 'default' (TVM metadata version 7): the shape and size of " + input +
-                " are unknown; version-8 metadata records every shape");
+                " are unknown; mlfkit's metadata records every shape");
 }
 
 // A dtype the archive names but mlfkit does not know (kept as written):
@@ -512,7 +512,7 @@ TEST(TvmPlanGraphTest, GraphWithoutGraphJson) {
             "archive has no graph JSON (executor-config/graph/)");
   EXPECT_EQ(p.upgrade.message(),
             "module 'default' (TVM metadata version 6) uses TVM's graph executor but the archive has "
-            "no graph JSON (executor-config/graph/); a version-8 archive runs TVM AOT modules with "
+            "no graph JSON (executor-config/graph/); an mlfkit archive runs TVM AOT modules with "
             "the C interface and graph executor modules only, so upgrade cannot make it runnable "
             "(mlf inspect and mlf verify read the original)");
 }

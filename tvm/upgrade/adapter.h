@@ -52,7 +52,7 @@ struct AdapterLayout {
   bool run_model = false;
 };
 
-// The ABI v1 header of module `module` described by `m` (version-8 metadata).
+// The ABI v1 header of module `module` described by `m` (mlfkit metadata).
 Result<std::string> InterfaceHeader(const std::string& module, const ModuleMetadata& m);
 
 // The adapter source of module `module`.

@@ -52,7 +52,7 @@ std::optional<ParametersInfo> LinkedParameters(const ModuleMetadata& m) {
   ParametersInfo p{ParamStorage::kLinked, "", {}};
   uint64_t offset = 0;  // offsets of linked tensors are notional, as mlfkit's compiler writes them
   for (const ParamTensorInfo& t : m.parameters->tensors) {
-    p.tensors.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, offset, t.size_bytes});
+    p.tensors.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, offset, t.size_bytes, std::nullopt, ""});
     offset += (t.size_bytes + kParamAlignment - 1) / kParamAlignment * kParamAlignment;
   }
   return p;
@@ -81,7 +81,7 @@ Result<RewrittenCode> RewriteSources(const std::string& who, const std::string& 
                                      PoolAccessor(c)}) {
       if (CountIdentifier(member->second, taken) > 0) {
         return FailedPrecondition(who + ": " + path + " already uses the name " + taken +
-                                  ", which upgrade needs for the version-8 entry point");
+                                  ", which upgrade needs for the mlfkit entry point");
       }
     }
     std::string text = member->second;
@@ -128,7 +128,7 @@ Result<tvm_compat::GraphPlan> PlanModuleGraph(const std::string& who, const Modu
 }
 
 // A graph module's TVM sources, carried unchanged: they only define packed
-// functions, but must leave the version-8 names free.
+// functions, but must leave the mlfkit names free.
 Result<RewrittenCode> CarryGraphSources(const std::string& who, const std::string& c,
                                         const ModuleMetadata& m,
                                         const std::map<std::string, std::string>& members) {
@@ -140,7 +140,7 @@ Result<RewrittenCode> CarryGraphSources(const std::string& who, const std::strin
                                      "tvmgen_" + c + "_run_ctx", tvm_compat::GraphRunSymbol(c)}) {
       if (CountIdentifier(member->second, taken) > 0) {
         return FailedPrecondition(who + ": " + path + " already uses the name " + taken +
-                                  ", which upgrade needs for the version-8 entry point");
+                                  ", which upgrade needs for the mlfkit entry point");
       }
     }
     out.sources.push_back(StagedFile{path, member->second});
@@ -148,12 +148,12 @@ Result<RewrittenCode> CarryGraphSources(const std::string& who, const std::strin
   return out;
 }
 
-// The graph's parameter blob as version-8 "file" parameters.
+// The graph's parameter blob as mlfkit "file" parameters.
 std::optional<ParametersInfo> BlobParameters(const std::string& c, const tvm_compat::GraphPlan& plan) {
   if (plan.constants_index.empty()) return std::nullopt;
   ParametersInfo p{ParamStorage::kFile, "parameters/" + c + ".bin", {}};
   for (const ParamTensor& t : plan.constants_index) {
-    p.tensors.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, t.offset, t.size_bytes});
+    p.tensors.push_back(ParamTensorInfo{t.name, t.dtype, t.shape, t.offset, t.size_bytes, std::nullopt, ""});
   }
   return p;
 }
@@ -180,7 +180,7 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
     MLF_ASSIGN_OR_RETURN(code, CarryGraphSources(who, c, m, members));
   } else if (run_model) {
     // The code defines no struct run; the adapter calls run_model with
-    // the pointers of the version-8 structs, whatever TVM's header says.
+    // the pointers of the mlfkit structs, whatever TVM's header says.
     MLF_ASSIGN_OR_RETURN(code, RewriteSources(who, c, m, members, true));
   } else {
     MLF_RETURN_IF_ERROR(CheckHeaderStructs(who, c, m, members));
@@ -192,7 +192,7 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
   v.model_name = m.model_name;
   v.target = m.target;
   if (v.target.kind.empty()) v.target.kind = "c";
-  v.source = SourceInfo{SourceFormat::kTvm, std::nullopt, metadata_sha256, std::string(kProvenanceDir) + "metadata.json"};
+  v.source = SourceInfo{SourceFormat::kTvm, std::nullopt, metadata_sha256, std::string(kProvenanceDir) + "metadata.json", {}, {}};
   v.description = "Upgraded by mlfkit from a TVM Model Library Format archive: metadata version " +
                   std::to_string(tvm.version) + ", model_name \"" + m.model_name + "\"" +
                   (tvm.targets.empty() ? std::string() : ", target \"" + tvm.targets[0] + "\"") +
@@ -227,7 +227,7 @@ Result<UpgradedModule> UpgradeModule(const std::string& name, const ModuleMetada
     v.parameters = BlobParameters(c, plan);
     out.constants = std::move(plan.constants);
   }
-  for (const TvmOperatorFunction& f : tvm.operator_functions) v.operators.push_back(OperatorInfo{f.name, {}, 0});
+  for (const TvmOperatorFunction& f : tvm.operator_functions) v.operators.push_back(OperatorInfo{f.name, {}, 0, std::nullopt});
 
   const std::string adapter = std::string(kHostSourceDir) + c + "_mlf_adapter.c";
   if (graph) {

@@ -1,4 +1,4 @@
-// One module of a TVM archive turned into a version-8 module: the checks
+// One module of a TVM archive turned into an mlfkit module: the checks
 // that it can run as one, its metadata, and its code (the rewritten TVM
 // sources, the adapter and the interface header). See upgrade.h.
 #ifndef MLFKIT_TVM_UPGRADE_MODULE_UPGRADE_H_
@@ -29,7 +29,7 @@ struct UpgradedModule {
 };
 
 // Ok when module `name` (normalised TVM metadata, m.tvm set) can become a
-// runnable version-8 module as far as its metadata says; otherwise
+// runnable mlfkit module as far as its metadata says; otherwise
 // FailedPrecondition / Unimplemented saying why: the upgrade verdict of its
 // plan (tvm/plan/tvm_plan.h).
 Status CheckUpgradable(const std::string& name, const ModuleMetadata& m);

@@ -34,7 +34,7 @@ bool IsCodeMember(const std::string& path) {
 Status NotTvm(const std::string& in, const ReaderLimits& limits) {
   Result<ArchiveHead> head = ReadArchiveHead(in, limits);
   if (head.ok() && head->metadata.version == kMetadataVersion) {
-    return FailedPrecondition("'" + in + "' is already a version-8 archive: there is nothing to upgrade");
+    return FailedPrecondition("'" + in + "' is already an mlfkit archive: there is nothing to upgrade");
   }
   return InvalidArgument("'" + in + "' is not a TVM Model Library Format archive (metadata version "
                          "5, 6 or 7)" + (head.ok() ? std::string() : ": " + head.status().message()));

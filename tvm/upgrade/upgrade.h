@@ -1,10 +1,10 @@
 // `mlf upgrade`: a TVM Model Library Format archive (metadata versions 5–7)
-// rewritten as a normal, self-contained version-8 archive that the version-8
+// rewritten as a normal, self-contained mlfkit archive (metadata version 9) that the
 // loaders (ModelLibrary, `mlf run`, `mlf project`) accept with no TVM
 // special-casing and that computes the same outputs (docs/tvm.md, "Upgrading
 // to version 8").
 //
-// What the version-8 archive holds, per module <mod> (C name <c>):
+// What the mlfkit archive holds, per module <mod> (C name <c>):
 //   codegen/host/src/<TVM sources>       as TVM wrote them, except two token-level
 //                                        edits (tvm/upgrade/c_rewrite.h):
 //                                        tvmgen_<c>_run renamed tvmgen_<c>_tvm_run,
@@ -25,7 +25,7 @@
 //
 // Refused, each with a message saying why: inputs that are not TVM archives
 // (version 8 ones: "already version 8"), archives that do not verify, and
-// modules a version-8 archive cannot run: operator style, the graph
+// modules an mlfkit archive cannot run: operator style, the graph
 // executor, the packed API, llvm object files, C++ sources, entry points
 // that take caller-provided pools or devices, unknown shapes or dtypes.
 #ifndef MLFKIT_TVM_UPGRADE_UPGRADE_H_

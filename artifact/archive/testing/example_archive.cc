@@ -42,8 +42,8 @@ Example MakeExample() {
   source.sha256 = Sha256Hex(ex.members[kExampleModel]);
   source.path = kExampleModel;
   m.source = source;
-  m.inputs.push_back(TensorInfo{"input:0", "input_0", DType::kFloat32, {1, 4}, 16});
-  m.outputs.push_back(TensorInfo{"out0", "out0", DType::kFloat32, {1, 2}, 8});
+  m.inputs.push_back(TensorInfo{"input:0", "input_0", DType::kFloat32, {1, 4}, 16, true, std::nullopt});
+  m.outputs.push_back(TensorInfo{"out0", "out0", DType::kFloat32, {1, 2}, 8, true, std::nullopt});
   m.memory.workspace_size_bytes = 0;
   m.memory.constants_size_bytes = params.size();
   m.memory.io_size_bytes = 24;
@@ -51,11 +51,11 @@ Example MakeExample() {
   ParametersInfo p;
   p.storage = ParamStorage::kFile;
   p.path = kExampleParams;
-  p.tensors.push_back(ParamTensorInfo{"w0", DType::kFloat32, {16, 16}, 0, 1024});
-  p.tensors.push_back(ParamTensorInfo{"b0", DType::kFloat32, {16}, 1024, 64});
+  p.tensors.push_back(ParamTensorInfo{"w0", DType::kFloat32, {16, 16}, 0, 1024, std::nullopt, ""});
+  p.tensors.push_back(ParamTensorInfo{"b0", DType::kFloat32, {16}, 1024, 64, std::nullopt, ""});
   m.parameters = p;
   m.sources = {kExampleSource};
-  m.operators.push_back(OperatorInfo{"fused_dense_0", {"Gemm"}, 256});
+  m.operators.push_back(OperatorInfo{"fused_dense_0", {"Gemm"}, 256, std::nullopt});
   md.modules["default"] = m;
   return ex;
 }

@@ -27,7 +27,7 @@ inline constexpr char kExampleHeader[] = "codegen/host/include/tvmgen_default.h"
 inline constexpr char kExampleParams[] = "parameters/default.bin";
 inline constexpr char kExampleModel[] = "src/default.onnx";
 
-// A valid version-8 model ("default": one input, one output, a file-stored
+// A valid mlfkit model ("default": one input, one output, a file-stored
 // parameter blob with tensors at offsets 0 and 64) and its members.
 // `metadata.files` is empty: the writer fills it in.
 struct Example {

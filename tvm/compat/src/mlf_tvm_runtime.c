@@ -48,7 +48,7 @@
  * firmware links no allocator.
  */
 /* A build without an operating system is bare metal even when the project
- * did not say so: version-8 projects of upgraded TVM archives (mlf upgrade)
+ * did not say so: mlfkit projects of upgraded TVM archives (mlf upgrade)
  * compile this file through the generic firmware path, which does not know
  * about MLF_TVM_BARE_METAL. */
 #if !defined(MLF_TVM_BARE_METAL) && \
