@@ -108,6 +108,10 @@ MLFK_FN void mlfk_im2col_f32_rows(const mlfk_conv2d_f32_shape* s, const float* M
         for (ox = ox0; ox < a && ox < ox0 + run; ++ox) out[ox - ox0] = 0.0f;
         if (s->sw == 1) {
           for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox];
+        } else if (s->sw == 2) {
+          /* A constant stride the compiler vectorises (ResNet's stem and
+           * downsampling layers, MobileNetV2's stem). */
+          for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox * 2];
         } else {
           for (ox = a; ox < b; ++ox) out[ox - ox0] = xr[ox * s->sw];
         }
