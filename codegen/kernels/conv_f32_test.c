@@ -1,6 +1,7 @@
 /* conv_f32 against a naive direct convolution: every variant this CPU runs,
  * 1x1 direct and im2col paths, strides, dilations, asymmetric padding,
- * chunks that split output rows, padding wider than the kernel, batch 2. */
+ * chunks that split output rows, padding wider than the kernel, batch 2,
+ * the shifted-copy columns of stride-1 windows as wide as their input. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,18 @@ int main(void) {
      * most 2 tasks, one pixel each per chunk). */
     check(isa, 1, 5, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, 0.0f, HUGE_VALF);
     check(isa, 2, 3, 20, 20, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, -HUGE_VALF, HUGE_VALF);
+    /* Stride 1 with the output as wide as the input: columns built as
+     * shifted copies of the plane. Dilation 2 (shifts of 2 columns), 5x5
+     * on a 4x4 image (taps two columns away on a 4-wide row), padding on
+     * one side of the rows or the columns only, padding rows only (a
+     * 3x1 kernel), more padding rows than the image has (a 1-row image),
+     * and chunks that start and end mid-row. */
+    check(isa, 1, 3, 11, 10, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 24, -HUGE_VALF, HUGE_VALF);
+    check(isa, 2, 4, 4, 4, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5, 0.0f, HUGE_VALF);
+    check(isa, 1, 3, 9, 7, 16, 3, 3, 1, 1, 1, 1, 2, 0, 0, 2, 13, -HUGE_VALF, HUGE_VALF);
+    check(isa, 1, 3, 9, 7, 16, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, 13, -HUGE_VALF, HUGE_VALF);
+    check(isa, 1, 5, 6, 5, 8, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, 7, -HUGE_VALF, HUGE_VALF);
+    check(isa, 1, 6, 1, 3, 8, 3, 3, 1, 1, 1, 1, 2, 1, 0, 1, 3, -HUGE_VALF, HUGE_VALF);
     /* One output pixel per chunk; large K across the K block. */
     check(isa, 1, 40, 6, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -HUGE_VALF, HUGE_VALF);
   }

@@ -1,6 +1,8 @@
 /* depthwise_f32 against a naive reference: every variant this CPU runs,
  * strides 1, 2 and 3, dilation, asymmetric and oversized padding, rows of
- * odd widths, batch 2, clamp or not; and the variants agree bit for bit. */
+ * odd widths, batch 2, clamp or not, the stride-1 band path over several
+ * bands and the row paths it leaves to wide rows; and the variants agree
+ * bit for bit. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,5 +106,19 @@ int main(void) {
   check(1, 3, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.0f, HUGE_VALF);
   /* Wide rows (vector loops and their tails), stride 2 on odd widths. */
   check(1, 2, 9, 77, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, -HUGE_VALF, HUGE_VALF);
+  /* Stride 1 takes the band path: several bands per plane (31 columns:
+   * 14 rows a band with the x86 buffer, 2 with the firmware one) over 2
+   * images, planes of 7x7 and 14x14 as MobileNetV2's, no padding, padding
+   * on one side only, a 5x5 dilated kernel (the tap-by-tap loop), a 1x1. */
+  check(2, 3, 30, 31, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.0f, 6.0f);
+  check(1, 7, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.0f, 6.0f);
+  check(1, 5, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, -HUGE_VALF, HUGE_VALF);
+  check(1, 2, 8, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, -HUGE_VALF, HUGE_VALF);
+  check(1, 2, 10, 6, 3, 3, 1, 1, 1, 1, 2, 0, 0, 2, 1, 0.0f, HUGE_VALF);
+  check(1, 3, 11, 9, 5, 5, 1, 1, 2, 2, 3, 1, 2, 4, 1, -HUGE_VALF, HUGE_VALF);
+  check(1, 2, 4, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.0f, HUGE_VALF);
+  /* Rows too wide for one band row (3x3: over 340 columns with the x86
+   * buffer): stride 1 through the row paths. */
+  check(1, 2, 5, 700, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.0f, 6.0f);
   return mlfk_test_finish("depthwise_f32_test");
 }
