@@ -163,7 +163,9 @@ TEST_F(IntraOpThreadsTest, FusedResidualAddGivesTheUnfusedBits) {
   ASSERT_EQ(meta.exit_code, 0);
   const nlohmann::json ops = nlohmann::json::parse(meta.out)["metadata"]["modules"]["default"]["operators"];
   ASSERT_EQ(ops.size(), 10u);
-  EXPECT_EQ(ops[4], nlohmann::json::parse(R"({"macs": 2359296, "name": "c3", "ops": ["Conv", "Add"]})"));
+  // c3.w (36x64) and c3.b (36) in float32: 9360 bytes.
+  EXPECT_EQ(ops[4], nlohmann::json::parse(
+                        R"({"macs": 2359296, "name": "c3", "ops": ["Conv", "Add"], "param_bytes": 9360})"));
   LoadOptions options;
   options.use_verification_memo = false;
   Result<std::shared_ptr<ModelLibrary>> unfused = ModelLibrary::Open(plain, options);
