@@ -394,15 +394,25 @@ MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int 
       const int dy = (t / g->kw) * g->dh - g->ph, dx = (t % g->kw) * g->dw - g->pw;
       const uint8_t* plane = img + (ptrdiff_t)ci * g->h * g->w;
       int oy = p0 / g->ow, ox = p0 % g->ow;
-      for (i = 0; i < n; ++i) {
-        const int iy = oy * g->sh + dy, ix = ox * g->sw + dx;
-        dst[i * 4] = iy >= 0 && iy < g->h && ix >= 0 && ix < g->w
-                         ? (uint8_t)(plane[(ptrdiff_t)iy * g->w + ix] ^ flip)
-                         : pad;
-        if (++ox == g->ow) {
-          ox = 0;
-          ++oy;
+      /* One output row at a time: the tap's input row is inside or not,
+       * and a column is inside when (unsigned)ix < w. */
+      for (i = 0; i < n;) {
+        const int run = g->ow - ox < n - i ? g->ow - ox : n - i;
+        const int iy = oy * g->sh + dy;
+        uint8_t* d = dst + (ptrdiff_t)i * 4;
+        int j;
+        if (iy < 0 || iy >= g->h) {
+          for (j = 0; j < run; ++j) d[j * 4] = pad;
+        } else {
+          const uint8_t* row = plane + (ptrdiff_t)iy * g->w;
+          int ix = ox * g->sw + dx;
+          for (j = 0; j < run; ++j, ix += g->sw) {
+            d[j * 4] = (unsigned)ix < (unsigned)g->w ? (uint8_t)(row[ix] ^ flip) : pad;
+          }
         }
+        i += run;
+        ox = 0;
+        ++oy;
       }
     }
   }

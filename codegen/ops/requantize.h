@@ -132,7 +132,7 @@ inline FixedMultiplier QuantizeMultiplier(double m) {
   int exponent = 0;
   const double fraction = std::frexp(m, &exponent);  // m = fraction * 2^exponent, |fraction| in [0.5, 1)
   int64_t q = static_cast<int64_t>(std::llround(fraction * 2147483648.0));
-  if (q == (int64_t{1} << 31)) {  // rounded up to 1.0
+  if (q == (int64_t{1} << 31) || q == -(int64_t{1} << 31)) {  // rounded to +-1.0
     q /= 2;
     ++exponent;
   }
