@@ -521,13 +521,14 @@ Status ConvEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor
 
 // ---- Through the kernel layer (gemm_s8's convolution) ----
 //
-// A 2-D convolution of one group whose int8 weight is a constant with zero
-// point 0 (absent or all zeros), whose x and y zero points and bias are
+// A 2-D convolution of one group (gemm_s8) or depthwise (depthwise_s8)
+// whose int8 weight is a constant with zero point 0 (absent or all zeros), whose x and y zero points and bias are
 // constants, and, for QLinearConv, which requantizes with the fixed-point
 // rule (quant::kFixedPointAttr): the zero-point terms fold into the bias
 // here, at export. Everything else keeps the reference code below.
 struct ConvKernel {
   bool use = false;
+  bool depthwise = false;  // depthwise_s8: one input and output channel per group, bias not folded
   bool x_signed = false;
   int64_t zx_u = 0, zy = 0, k = 0;
   std::vector<int64_t> bias;  // B - zx_u * sum_k w, wrapped to int32
@@ -545,7 +546,8 @@ bool ConstantOrAbsent(const std::vector<InputInfo>& in, int slot) {
 ConvKernel PlanConvKernel(const ConvPlan& p, const std::vector<InputInfo>& in, const Slots& s) {
   ConvKernel k;
   const InputInfo& w = in[static_cast<size_t>(s.w)];
-  if (p.win.rank() != 2 || p.group != 1 || w.data == nullptr || p.q.w != DType::kInt8) return k;
+  const bool depthwise = p.group > 1 && p.cg == 1 && p.mg == 1;
+  if (p.win.rank() != 2 || (p.group != 1 && !depthwise) || w.data == nullptr || p.q.w != DType::kInt8) return k;
   if (s.quantized_output() && p.q.fixed.empty()) return k;
   if (!ConstantOrAbsent(in, s.x_zp) || !ConstantOrAbsent(in, s.w_zp) || !ConstantOrAbsent(in, s.y_zp) ||
       !ConstantOrAbsent(in, s.bias)) {
@@ -560,12 +562,21 @@ ConvKernel PlanConvKernel(const ConvPlan& p, const std::vector<InputInfo>& in, c
   k.k = p.cg * p.win.KernelElements();
   const uint64_t fits = uint64_t{1} << 30;
   if (Elements(p.out) >= fits || Elements(in[static_cast<size_t>(s.x)].shape) >= fits ||
-      static_cast<uint64_t>(k.k) * static_cast<uint64_t>(std::min<int64_t>(Elements(p.win.out), 256)) >= fits) {
+      static_cast<uint64_t>(k.k) * static_cast<uint64_t>(std::max<int64_t>(p.batch, 256)) >= fits) {
     return k;
   }
   k.x_signed = p.q.x == DType::kInt8;
-  k.zx_u = ConstInt(in, s.x_zp, 0) + (k.x_signed ? 128 : 0);
   k.zy = ConstInt(in, s.y_zp, 0);
+  k.use = true;
+  if (depthwise) {  // the kernel subtracts x's zero point itself (taps differ at the borders)
+    k.depthwise = true;
+    k.zx_u = ConstInt(in, s.x_zp, 0);
+    for (int64_t m = 0; m < p.m; ++m) {
+      k.bias.push_back(p.bias ? ConstInt(in, s.bias, static_cast<uint64_t>(m)) : 0);
+    }
+    return k;
+  }
+  k.zx_u = ConstInt(in, s.x_zp, 0) + (k.x_signed ? 128 : 0);
   for (int64_t m = 0; m < p.m; ++m) {
     uint32_t b = p.bias ? static_cast<uint32_t>(ConstInt(in, s.bias, static_cast<uint64_t>(m))) : 0u;
     for (int64_t i = 0; i < k.k; ++i) {
@@ -578,19 +589,22 @@ ConvKernel PlanConvKernel(const ConvPlan& p, const std::vector<InputInfo>& in, c
 }
 
 uint64_t ConvKernelScratch(const ConvPlan& p, const ConvKernel& k) {
+  if (k.depthwise) return 0;
   const uint64_t pixels = Elements(p.win.out);
+  if (Elements(p.win.in) == 1 && pixels == 1 && p.win.KernelElements() == 1) {  // the GEMM over images
+    return static_cast<uint64_t>(p.batch) * static_cast<uint64_t>((k.k + 3) / 4) * 4;
+  }
   return std::min<uint64_t>(pixels, 256) * static_cast<uint64_t>((k.k + 3) / 4) * 4;
 }
 
 Status EmitConvKernel(const EmitContext& ctx, const ConvPlan& p, const ConvKernel& k, std::string* body) {
   const Slots& s = SlotsOf(ctx.node.op);
   const Window& win = p.win;
-  ctx.UseKernel("gemm_s8");
+  ctx.UseKernel(k.depthwise ? "depthwise_s8" : "gemm_s8");
   *body += StaticTable("  ", "int32_t", "k_bias", k.bias);
   if (!p.q.fixed.empty()) *body += FixedTables(p.q, static_cast<size_t>(p.m));
   CodeWriter c(1);
   c.Line("mlfk_gemm_s8_args a;");
-  c.Line("mlfk_conv_s8_geom g;");
   c.Line("a.m = " + Num(p.m) + ";");
   c.Line("a.k = " + Num(k.k) + ";");
   c.Line("a.w = (const int8_t*)" + EmitContext::In(static_cast<size_t>(s.w)) + ";");
@@ -602,17 +616,36 @@ Status EmitConvKernel(const EmitContext& ctx, const ConvPlan& p, const ConvKerne
   c.Line("a.lo = " + Num(p.q.clamp.min) + ";");
   c.Line("a.hi = " + Num(p.q.clamp.max) + ";");
   c.Line("a.out = out0;");
-  c.Line("a.ors = 0; /* set per image by the kernel */");
-  c.Line("a.ocs = 0;");
-  const std::vector<int64_t> geom = {p.cg,           win.in[0],      win.in[1],        win.kernel[0],
+  const std::vector<int64_t> geom = {k.depthwise ? p.c : p.cg,           win.in[0],      win.in[1],        win.kernel[0],
                                      win.kernel[1],  win.strides[0], win.strides[1],   win.pad_begin[0],
                                      win.pad_begin[1], win.dilations[0], win.dilations[1], win.out[0],
                                      win.out[1]};
+  if (!k.depthwise && Elements(win.in) == 1 && Elements(win.out) == 1 && win.KernelElements() == 1) {
+    // One pixel per image (a Gemm lowered to a 1x1 convolution): the images
+    // are the GEMM's columns, each image's channels one contiguous row.
+    c.Line("a.ors = 1;");
+    c.Line("a.ocs = " + Num(p.m) + ";");
+    c.Line("mlfk_gemm_s8_exec(" + std::string(EmitContext::kExec) + ", &a, " +
+           EmitContext::In(static_cast<size_t>(s.x)) + ", " + Num(k.k) + ", " + (k.x_signed ? "1" : "0") + ", " +
+           Num(p.batch) + ", scratch);");
+    *body += c.str();
+    VoidUnusedParams(ctx, body);
+    return Status::Ok();
+  }
+  c.Line("a.ors = 0; /* set per image by the kernel */");
+  c.Line("a.ocs = 0;");
+  c.Line("mlfk_conv_s8_geom g;");
   const char* fields[] = {"c", "h", "w", "kh", "kw", "sh", "sw", "ph", "pw", "dh", "dw", "oh", "ow"};
   for (size_t i = 0; i < geom.size(); ++i) c.Line("g." + std::string(fields[i]) + " = " + Num(geom[i]) + ";");
-  c.Line("mlfk_conv_s8_exec(" + std::string(EmitContext::kExec) + ", &g, &a, " +
-         EmitContext::In(static_cast<size_t>(s.x)) + ", " + (k.x_signed ? "1" : "0") + ", " + Num(k.zx_u) + ", " +
-         Num(p.batch) + ", scratch);");
+  if (k.depthwise) {
+    c.Line("mlfk_depthwise_s8_exec(" + std::string(EmitContext::kExec) + ", &g, &a, " +
+           EmitContext::In(static_cast<size_t>(s.x)) + ", " + (k.x_signed ? "1" : "0") + ", " + Num(k.zx_u) + ", " +
+           Num(p.batch) + ");");
+  } else {
+    c.Line("mlfk_conv_s8_exec(" + std::string(EmitContext::kExec) + ", &g, &a, " +
+           EmitContext::In(static_cast<size_t>(s.x)) + ", " + (k.x_signed ? "1" : "0") + ", " + Num(k.zx_u) + ", " +
+           Num(p.batch) + ", scratch);");
+  }
   *body += c.str();
   VoidUnusedParams(ctx, body);
   return Status::Ok();

@@ -315,6 +315,7 @@ struct KernelCase {
   Shape x_shape, w_shape, pads, strides, dilations;
   bool per_channel, bias, w_zero_point;
   std::vector<int64_t> clamp;
+  int64_t group = 1;  // > 1: depthwise
 };
 
 // A convolution the kernel layer takes: int8 weight with zero point 0,
@@ -356,6 +357,7 @@ void ExpectKernelConvMatches(const KernelCase& c, uint64_t seed, bool cross) {
   if (!c.pads.empty()) t.Attr("pads", c.pads);
   if (!c.strides.empty()) t.Attr("strides", c.strides);
   if (!c.dilations.empty()) t.Attr("dilations", c.dilations);
+  if (c.group > 1) t.Attr("group", c.group);
   SCOPED_TRACE(t.node().op + " " + FormatShape(c.x_shape) + " w " + FormatShape(c.w_shape));
   ASSERT_TRUE(t.Infer().ok());
   // The body calls the kernel.
@@ -363,8 +365,13 @@ void ExpectKernelConvMatches(const KernelCase& c, uint64_t seed, bool cross) {
   std::string body;
   const EmitContext ctx{t.node(), t.graph(), &kernels};
   ASSERT_TRUE(FindOp(t.node().op)->emit(ctx, &body).ok());
-  EXPECT_EQ(kernels, (std::set<std::string>{"gemm_s8"}));
-  EXPECT_NE(body.find("mlfk_conv_s8_exec(ex, &g, &a, in0, "), std::string::npos) << body;
+  EXPECT_EQ(kernels, (std::set<std::string>{c.group > 1 ? "depthwise_s8" : "gemm_s8"}));
+  const bool one_pixel = c.x_shape[2] * c.x_shape[3] == 1 && c.w_shape[2] * c.w_shape[3] == 1;
+  EXPECT_NE(body.find(c.group > 1 ? "mlfk_depthwise_s8_exec(ex, &g, &a, in0, "
+                      : one_pixel ? "mlfk_gemm_s8_exec(ex, &a, in0, "
+                                  : "mlfk_conv_s8_exec(ex, &g, &a, in0, "),
+            std::string::npos)
+      << body;
   ExpectGeneratedMatches(t, inputs, 0, cross);
 }
 
@@ -376,6 +383,13 @@ TEST(QLinearConv, KernelPathMatchesEvaluate) {
       {DType::kInt8, DType::kUInt8, {1, 2, 20, 21}, {7, 2, 3, 3}, {1, 1, 1, 1}, {}, {}, false, true, false, {10, 200}},
       {DType::kUInt8, DType::kInt32, {1, 3, 6, 6}, {4, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {}, false, false, true, {}},
       {DType::kInt8, DType::kInt32, {2, 2, 5, 5}, {3, 2, 2, 2}, {}, {}, {}, false, false, false, {}},
+      // One pixel per image (a lowered Gemm): the GEMM over the images.
+      {DType::kUInt8, DType::kInt8, {5, 37, 1, 1}, {10, 37, 1, 1}, {}, {}, {}, true, true, true, {-3, 100}},
+      {DType::kInt8, DType::kInt32, {3, 9, 1, 1}, {6, 9, 1, 1}, {}, {}, {}, false, false, false, {}},
+      // Depthwise (MobileNet's 3x3 blocks): depthwise_s8.
+      {DType::kUInt8, DType::kUInt8, {1, 6, 9, 10}, {6, 1, 3, 3}, {1, 1, 1, 1}, {}, {}, true, true, true, {8, 255}, 6},
+      {DType::kInt8, DType::kInt8, {2, 4, 8, 7}, {4, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {}, false, true, false, {}, 4},
+      {DType::kUInt8, DType::kInt32, {1, 3, 7, 7}, {3, 1, 5, 5}, {2, 2, 2, 2}, {}, {}, false, false, true, {}, 3},
   };
   uint64_t seed = 900;
   bool cross = true;
