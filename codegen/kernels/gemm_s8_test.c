@@ -286,6 +286,47 @@ static void check_fixmul(void) {
   expect_int("fixmul 100*0.25", 0, mlfk_s8_fixmul(100, 1 << 30, -1), 25);
 }
 
+/* The vector requantisation against the scalar one on edge accumulators
+ * (ties, the int32 limits), every shift, both output signs. */
+static void check_store(int isa) {
+  static const int32_t edges[] = {0, 1, -1, 2, -2, 3, -3, 511, -511, 512, -512, 1 << 20, -(1 << 20),
+                                  INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 1 << 30, -(1 << 30),
+                                  12345678, -12345678, 1073741823, -1073741823};
+  const int n = (int)(sizeof edges / sizeof edges[0]);
+  int32_t acc[MLFK_S8_TR][MLFK_S8_TC], bias[MLFK_S8_TR], mult[MLFK_S8_TR], shift[MLFK_S8_TR];
+  uint8_t got[MLFK_S8_TR * MLFK_S8_TC], want[MLFK_S8_TR * MLFK_S8_TC];
+  mlfk_gemm_s8_args a;
+  int s, i, j, sgn;
+  memset(&a, 0, sizeof a);
+  a.m = MLFK_S8_TR;
+  a.bias = bias;
+  a.mult = mult;
+  a.shift = shift;
+  a.ors = MLFK_S8_TC;
+  a.ocs = 1;
+  for (i = 0; i < MLFK_S8_TR; ++i) {
+    for (j = 0; j < MLFK_S8_TC; ++j) acc[i][j] = edges[(i * MLFK_S8_TC + j) % n] + (j >= n ? j : 0);
+  }
+  for (sgn = 0; sgn < 2; ++sgn) {
+    for (s = -31; s <= 2; ++s) {
+      for (i = 0; i < MLFK_S8_TR; ++i) {
+        mult[i] = i == 0 ? (1 << 30) : i == 1 ? INT32_MAX : i == 2 ? 1518500250 : -1518500250;
+        shift[i] = s;
+      }
+      a.zy = sgn ? -3 : 7;
+      a.lo = sgn ? -128 : 0;
+      a.hi = sgn ? 127 : 255;
+      a.out = want;
+      mlfk_s8_store(&a, 0, MLFK_S8_TR, 0, 29, (const int32_t(*)[MLFK_S8_TC])acc);
+      a.out = got;
+      mlfk_s8_store_isa(isa, &a, 0, MLFK_S8_TR, 0, 29, (const int32_t(*)[MLFK_S8_TC])acc);
+      for (i = 0; i < MLFK_S8_TR; ++i) {
+        for (j = 0; j < 29; ++j) expect_int("store", (size_t)(i * 100 + j), got[i * MLFK_S8_TC + j], want[i * MLFK_S8_TC + j]);
+      }
+    }
+  }
+}
+
 int main(void) {
   static const int ms[] = {1, 3, 4, 5, 9, 17};
   static const int ns[] = {1, 7, 8, 16, 17, 31, 32, 33, 70};
@@ -295,6 +336,7 @@ int main(void) {
   check_fixmul();
   for (isa = MLFK_ISA_PORTABLE; isa <= MLFK_ISA_AVX512; ++isa) {
     if (!mlfk_isa_supported(isa)) continue;
+    check_store(isa);
     for (a = 0; a < sizeof ms / sizeof ms[0]; ++a) {
       for (b = 0; b < sizeof ns / sizeof ns[0]; ++b) {
         for (c = 0; c < sizeof ks / sizeof ks[0]; ++c) {

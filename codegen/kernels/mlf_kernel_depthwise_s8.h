@@ -123,7 +123,7 @@ MLFK_FN void mlfk_dw_s8_task(void* arg, int32_t task) {
         for (k = 0; k < cols; ++k) tile[0][k] = (int32_t)acc[i + k];
         at.out = (uint8_t*)j->a->out +
                  (ptrdiff_t)(plane_index / g->c) * g->c * g->oh * g->ow * (ptrdiff_t)(j->a->mult ? 1 : 4);
-        mlfk_s8_store(&at, ch, 1, oy * g->ow + x0 + i, cols, (const int32_t(*)[MLFK_S8_TC])tile);
+        mlfk_s8_store_isa(j->isa, &at, ch, 1, oy * g->ow + x0 + i, cols, (const int32_t(*)[MLFK_S8_TC])tile);
       }
     }
   }

@@ -261,7 +261,79 @@ MLFK_FN void mlfk_s8_tile_vnni(const mlfk_gemm_s8_args* a, int r0, int rows,
   }
 }
 
+/* mlfk_s8_store for int8/uint8 outputs with contiguous columns (ocs == 1),
+ * 16 columns per step: the same fixed-point steps on vectors (64-bit
+ * products of the even and the odd lanes), then a masked narrowing store.
+ * A row with a left shift (shift > 0) or the multiplier INT32_MIN, and
+ * any other layout, go through the scalar code. */
+MLFK_TARGET("avx512f")
+MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
+                                  const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  int i, j;
+  if (a->mult == NULL || a->ocs != 1) {
+    mlfk_s8_store(a, r0, rows, c0, cols, acc);
+    return;
+  }
+  for (i = 0; i < rows; ++i) {
+    const int r = r0 + i;
+    const int32_t mult = a->mult[r], shift = a->shift[r];
+    uint8_t* o = (uint8_t*)a->out + (ptrdiff_t)r * a->ors + c0;
+    if (shift > 0 || mult == INT32_MIN) {
+      mlfk_s8_store(a, r, 1, c0, cols, (const int32_t(*)[MLFK_S8_TC])acc[i]);
+      continue;
+    }
+    {
+      const int e = shift < -31 ? 31 : -shift;
+      const __m512i m = _mm512_set1_epi64(mult), zero = _mm512_setzero_si512();
+      const __m512i nudge_pos = _mm512_set1_epi64((int64_t)1 << 30);
+      const __m512i nudge_neg = _mm512_set1_epi64(1 - ((int64_t)1 << 30));
+      const __m512i round_neg = _mm512_set1_epi64(((int64_t)1 << 31) - 1);
+      const __m512i mask = _mm512_set1_epi32((int32_t)(((uint32_t)1 << e) - 1u));
+      const __m512i half = _mm512_set1_epi32((int32_t)((((uint32_t)1 << e) - 1u) >> 1));
+      const __m512i one = _mm512_set1_epi32(1);
+      const __m128i count = _mm_cvtsi32_si128(e);
+      const __m512i qmin = _mm512_set1_epi32(INT32_MIN + 255), qmax = _mm512_set1_epi32(INT32_MAX - 255);
+      const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+      for (j = 0; j < cols; j += 16) {
+        const __mmask16 k = (__mmask16)(cols - j >= 16 ? 0xFFFF : (1u << (cols - j)) - 1u);
+        const __m512i v = _mm512_maskz_loadu_epi32(k, acc[i] + j);
+        __m512i ev = _mm512_mul_epi32(v, m), od = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), m);
+        __m512i x, rem, thr;
+        /* Rounding doubling high multiply: + nudge, then / 2^31 toward 0. */
+        ev = _mm512_add_epi64(ev, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(ev, zero), nudge_pos, nudge_neg));
+        od = _mm512_add_epi64(od, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(od, zero), nudge_pos, nudge_neg));
+        ev = _mm512_mask_add_epi64(ev, _mm512_cmplt_epi64_mask(ev, zero), ev, round_neg);
+        od = _mm512_mask_add_epi64(od, _mm512_cmplt_epi64_mask(od, zero), od, round_neg);
+        ev = _mm512_srai_epi64(ev, 31);
+        od = _mm512_srai_epi64(od, 31);
+        x = _mm512_mask_blend_epi32((__mmask16)0xAAAA, ev, _mm512_slli_epi64(od, 32));
+        /* Rounding right shift by e, ties away from zero. */
+        rem = _mm512_and_si512(x, mask);
+        thr = _mm512_mask_add_epi32(half, _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512()), half, one);
+        x = _mm512_sra_epi32(x, count);
+        x = _mm512_mask_add_epi32(x, _mm512_cmpgt_epi32_mask(rem, thr), x, one);
+        x = _mm512_min_epi32(_mm512_max_epi32(x, qmin), qmax);
+        x = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(x, zy), lo), hi);
+        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, x);
+      }
+    }
+  }
+}
+
 #endif /* MLFK_X86 */
+
+/* Stores a tile as variant `isa` does (the same bits as mlfk_s8_store). */
+MLFK_FN void mlfk_s8_store_isa(int isa, const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
+                               const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && __builtin_cpu_supports("avx512f")) {
+    mlfk_s8_store_avx512(a, r0, rows, c0, cols, acc);
+    return;
+  }
+#endif
+  (void)isa;
+  mlfk_s8_store(a, r0, rows, c0, cols, acc);
+}
 
 /* Whether this CPU runs variant `isa` of this family (as mlfk_isa_supported;
  * avx512 without VNNI runs the AVX2 tile). */
@@ -291,7 +363,7 @@ MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8
     for (r = 0; r < a->m; r += MLFK_S8_TR) {
       const int rows = a->m - r < MLFK_S8_TR ? a->m - r : MLFK_S8_TR;
       mlfk_s8_tile(isa, a, r, rows, x + (ptrdiff_t)c * 4, ldx, cols, acc);
-      mlfk_s8_store(a, r, rows, c0 + c, cols, acc);
+      mlfk_s8_store_isa(isa, a, r, rows, c0 + c, cols, (const int32_t(*)[MLFK_S8_TC])acc);
     }
   }
 }
