@@ -274,5 +274,20 @@ TEST(QdqLowering, ModelQLinearConvWithConstantScalesIsMarked) {
   EXPECT_TRUE(b.g.nodes[0].HasAttr(ops::quant::kFixedPointAttr));
 }
 
+// PyTorch's exporter writes a Cast to the same dtype after every Q; after
+// the lowering it is only a copy, and RemoveIdentities drops it.
+TEST(QdqLowering, SameDTypeCastAfterQuantizeIsRemovedAfterwards) {
+  Builder b;
+  const int x = b.Input("x", DType::kInt8, {1, 2, 4, 4});
+  const int cast = b.Node("Cast", {x}, {{"to", int64_t{3}}});  // int8 to int8
+  const int pooled = b.Node("MaxPool", {b.Dq(cast, 0.1, 3)}, {{"kernel_shape", std::vector<int64_t>{2, 2}}});
+  b.g.outputs = {b.Dq(b.Q(pooled, 0.1, 3, DType::kInt8), 0.1, 3)};
+  ASSERT_TRUE(LowerQdq(b.g).ok());
+  EXPECT_EQ(RemoveIdentities(b.g), 1);
+  EliminateDeadCode(b.g);
+  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"MaxPool", "DequantizeLinear"}));
+  EXPECT_EQ(b.g.nodes[0].inputs[0], x);
+}
+
 }  // namespace
 }  // namespace mlf::passes
