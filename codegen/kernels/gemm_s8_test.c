@@ -305,7 +305,9 @@ static void check_store(int isa) {
   a.ors = MLFK_S8_TC;
   a.ocs = 1;
   for (i = 0; i < MLFK_S8_TR; ++i) {
-    for (j = 0; j < MLFK_S8_TC; ++j) acc[i][j] = edges[(i * MLFK_S8_TC + j) % n] + (j >= n ? j : 0);
+    for (j = 0; j < MLFK_S8_TC; ++j) {
+      acc[i][j] = (int32_t)((uint32_t)edges[(i * MLFK_S8_TC + j) % n] + (uint32_t)(j >= n ? j : 0));
+    }
   }
   for (sgn = 0; sgn < 2; ++sgn) {
     for (s = -31; s <= 2; ++s) {
