@@ -5,6 +5,7 @@
 #include "codegen/passes/constant_folding.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/pack_weights.h"
+#include "codegen/passes/qdq_lowering.h"
 #include "codegen/passes/simplify.h"
 
 namespace mlf {
@@ -12,6 +13,12 @@ namespace mlf {
 Status OptimizeGraph(ir::Graph& graph, const CompileOptions& options, CompileReport* report) {
   CompileReport local;
   CompileReport& r = report ? *report : local;
+  if (options.optimize) {
+    // First: it needs the DequantizeLinear of the int8 weights that the
+    // ONNX front end leaves unfolded; FoldConstants folds those left after.
+    MLF_ASSIGN_OR_RETURN(const passes::QdqLoweringReport q, passes::LowerQdq(graph));
+    r.qdq_lowered = q.convs + q.gemms;
+  }
   MLF_RETURN_IF_ERROR(passes::FoldConstants(graph));
   r.identities_removed = passes::RemoveIdentities(graph);
   if (options.optimize) {

@@ -17,7 +17,7 @@ namespace mlf {
 
 struct CompileOptions {
   bool link_params = false;  // parameters as const arrays in the code
-  bool optimize = true;      // run the fusion passes
+  bool optimize = true;      // run the fusion passes (and the QDQ lowering)
 };
 
 // What the passes did, for reports and tests.
@@ -30,6 +30,7 @@ struct CompileReport {
   int dead_nodes_removed = 0;
   int nodes_emitted = 0;
   int weights_packed = 0;  // constant weights re-laid out for the kernel layer
+  int qdq_lowered = 0;     // DQ -> Conv/Gemm/MatMul -> Q made integer operators (qdq_lowering.h)
 };
 
 Result<ModuleArtifacts> CompileGraph(const std::string& module, ir::Graph graph,

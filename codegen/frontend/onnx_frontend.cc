@@ -633,7 +633,9 @@ Status Importer::Emit(ir::Node node) {
     MLF_RETURN_IF_ERROR(CompareWithOnnx(node, id));
   }
   if (!folded) {
-    MLF_ASSIGN_OR_RETURN(folded, passes::TryFoldNode(graph_, node, options_.folding));
+    passes::FoldOptions folding = options_.folding;
+    folding.fold_dequantize_linear = false;  // for the QDQ lowering (codegen/passes/qdq_lowering.h)
+    MLF_ASSIGN_OR_RETURN(folded, passes::TryFoldNode(graph_, node, folding));
   }
   if (!folded) graph_.nodes.push_back(std::move(node));
   return Status::Ok();

@@ -16,8 +16,11 @@
 // non-zero). Padding contributes nothing: a padded tap is x's zero point,
 // which the zero-point adjustment turns into 0, so the code skips it.
 //
-// These are the reference forms; the lowering pass and integer kernels of
-// issue 14 replace them on the hot path.
+// A 2-D convolution of one group with a constant int8 weight (zero point 0)
+// runs through the kernel layer's gemm_s8 (PlanConvKernel); everything else
+// is emitted as the reference loops. The lowering pass of issue 14
+// (codegen/passes/qdq_lowering.h) turns QDQ Convs into QLinearConv with
+// quant::kFixedPointAttr and quant::kClampAttr, which both paths honour.
 #include <algorithm>
 #include <string>
 
@@ -102,7 +105,28 @@ struct QuantPlan {
   DType x = DType::kUInt8, w = DType::kUInt8, out = DType::kInt32;
   Per x_scale = Per::kAbsent, x_zp = Per::kAbsent, w_scale = Per::kAbsent, w_zp = Per::kAbsent;
   Per y_zp = Per::kAbsent;
+  // The output's integers: the dtype's range, narrowed by quant::kClampAttr.
+  quant::QRange clamp;
+  // With quant::kFixedPointAttr: the fixed-point multipliers, one per
+  // channel of w (its scale per axis) or one; empty: the double rule.
+  std::vector<quant::FixedMultiplier> fixed;
 };
+
+// The fixed-point multipliers of a node with quant::kFixedPointAttr.
+Result<std::vector<quant::FixedMultiplier>> FixedMultipliers(const ir::Node& node, const std::vector<InputInfo>& in,
+                                                             const Slots& s, const QuantPlan& p) {
+  const InputInfo &xs = in[static_cast<size_t>(s.x_scale)], &ws = in[static_cast<size_t>(s.w_scale)],
+                  &ys = in[static_cast<size_t>(s.y_scale)];
+  if (xs.data == nullptr || ws.data == nullptr || ys.data == nullptr || p.x_scale != Per::kTensor) {
+    return NodeError(node, std::string(quant::kFixedPointAttr) + " needs constant scales, x's per tensor");
+  }
+  std::vector<quant::FixedMultiplier> out;
+  for (uint64_t c = 0; c < ws.data->element_count(); ++c) {
+    out.push_back(quant::QuantizeMultiplier(quant::Multiplier(
+        xs.data->data<float>()[0], ws.data->data<float>()[c], ys.data->data<float>()[0])));
+  }
+  return out;
+}
 
 // Arity, dtypes of the tensors, scales and zero points; the layouts of x's
 // (per row `x_rows`) and w's (per column or output channel `w_cols`)
@@ -132,6 +156,17 @@ Result<QuantPlan> PlanQuant(const ir::Node& node, const std::vector<InputInfo>& 
   // y's scale is read as one value: checked, not kept.
   MLF_RETURN_IF_ERROR(ParamLayout(node, in, static_cast<size_t>(s.y_scale), nm.y_scale, -1, true, "").status());
   MLF_ASSIGN_OR_RETURN(p.y_zp, ParamLayout(node, in, static_cast<size_t>(s.y_zp), nm.y_zp, -1, true, ""));
+  p.clamp = quant::RangeOf(p.out);
+  if (node.HasAttr(quant::kClampAttr)) {
+    MLF_ASSIGN_OR_RETURN(std::vector<int64_t> c, node.Ints(quant::kClampAttr, {}));
+    if (c.size() != 2 || c[0] > c[1]) return NodeError(node, std::string(quant::kClampAttr) + " must be [lo, hi]");
+    p.clamp.min = std::max(p.clamp.min, c[0]);
+    p.clamp.max = std::min(p.clamp.max, c[1]);
+  }
+  MLF_ASSIGN_OR_RETURN(const int64_t fixed, node.Int(quant::kFixedPointAttr, 0));
+  if (fixed != 0) {
+    MLF_ASSIGN_OR_RETURN(p.fixed, FixedMultipliers(node, in, s, p));
+  }
   return p;
 }
 
@@ -154,11 +189,16 @@ void Store(const std::vector<const ir::HostTensor*>& inputs, const Slots& s, con
     y->data<int32_t>()[at] = acc;
     return;
   }
+  const int64_t zp = IntParam(inputs, s.y_zp, p.y_zp, 0);
+  if (!p.fixed.empty()) {
+    const quant::FixedMultiplier f = p.fixed[p.fixed.size() > 1 ? static_cast<size_t>(c) : 0];
+    y->SetDouble(at, static_cast<double>(quant::RequantizeFixed(acc, f, zp, p.clamp)));
+    return;
+  }
   const double m = quant::Multiplier(FloatParam(inputs, s.x_scale, p.x_scale, r),
                                      FloatParam(inputs, s.w_scale, p.w_scale, c),
                                      FloatParam(inputs, s.y_scale, Per::kTensor, 0));
-  const int64_t zp = IntParam(inputs, s.y_zp, p.y_zp, 0);
-  y->SetDouble(at, static_cast<double>(quant::Requantize(acc, m, zp, quant::RangeOf(p.out))));
+  y->SetDouble(at, static_cast<double>(quant::Requantize(acc, m, zp, p.clamp)));
 }
 
 // ---- Emit helpers ----
@@ -174,10 +214,39 @@ std::string ParamExpr(int slot, Per per, const std::string& index) {
 std::string EmitStore(const Slots& s, const QuantPlan& p, const std::string& indent, const std::string& dst,
                       const std::string& acc, const std::string& r, const std::string& c) {
   if (!s.quantized_output()) return indent + dst + " = (int32_t)" + acc + ";\n";
+  if (!p.fixed.empty()) {  // the tables of FixedTables, gemm_s8's fixmul
+    const std::string i = p.fixed.size() > 1 ? c : "0";
+    const std::string lo = Num(p.clamp.min), hi = Num(p.clamp.max);
+    return indent + "{\n" + indent + "  const int64_t q_ = (int64_t)mlfk_s8_fixmul((int32_t)" + acc + ", fx_mult[" +
+           i + "], fx_shift[" + i + "]) + (int64_t)(" + ParamExpr(s.y_zp, p.y_zp, "0") + ");\n" + indent + "  " +
+           dst + " = (" + CType(p.out) + ")(q_ < " + lo + " ? " + lo + " : (q_ > " + hi + " ? " + hi + " : q_));\n" +
+           indent + "}\n";
+  }
   const std::string m = quant::EmitMultiplier(ParamExpr(s.x_scale, p.x_scale, r), ParamExpr(s.w_scale, p.w_scale, c),
                                               ParamExpr(s.y_scale, Per::kTensor, "0"));
   return quant::EmitSaturateRound(indent, dst, CType(p.out), "(double)(int32_t)" + acc + " * (" + m + ")",
-                                  ParamExpr(s.y_zp, p.y_zp, "0"), quant::RangeOf(p.out));
+                                  ParamExpr(s.y_zp, p.y_zp, "0"), p.clamp);
+}
+
+// The fixed-point multipliers as static tables fx_mult, fx_shift (`count`
+// entries: one per channel, a per-tensor multiplier repeated).
+std::string FixedTables(const QuantPlan& p, size_t count) {
+  std::vector<int64_t> mult, shift;
+  for (size_t i = 0; i < count; ++i) {
+    const quant::FixedMultiplier f = p.fixed[p.fixed.size() > 1 ? i : 0];
+    mult.push_back(f.multiplier);
+    shift.push_back(f.shift);
+  }
+  return StaticTable("  ", "int32_t", "fx_mult", mult) + StaticTable("  ", "int32_t", "fx_shift", shift);
+}
+
+// A reference body that requantizes with the fixed-point rule calls
+// gemm_s8's mlfk_s8_fixmul (and so gets the `ex` parameter it leaves unused).
+void UseFixedPoint(const EmitContext& ctx, const QuantPlan& p, size_t count, std::string* body) {
+  if (p.fixed.empty()) return;
+  ctx.UseKernel("gemm_s8");
+  *body += FixedTables(p, count);
+  if (ctx.kernels != nullptr) *body += "  (void)" + std::string(EmitContext::kExec) + ";\n";
 }
 
 // ================= MatMulInteger, QLinearMatMul =================
@@ -293,6 +362,7 @@ Status MatMulEmit(const EmitContext& ctx, std::string* body) {
     return Status::Ok();
   }
   const std::string a = EmitContext::In(static_cast<size_t>(s.x)), b = EmitContext::In(static_cast<size_t>(s.w));
+  UseFixedPoint(ctx, p.q, static_cast<size_t>(p.n), body);
   CodeWriter c(1);
   c.Line("uint32_t* restrict acc = (uint32_t*)scratch;");
   if (batches > 1) {
@@ -449,15 +519,151 @@ Status ConvEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor
   return Status::Ok();
 }
 
+// ---- Through the kernel layer (gemm_s8's convolution) ----
+//
+// A 2-D convolution of one group (gemm_s8) or depthwise (depthwise_s8)
+// whose int8 weight is a constant with zero point 0 (absent or all zeros), whose x and y zero points and bias are
+// constants, and, for QLinearConv, which requantizes with the fixed-point
+// rule (quant::kFixedPointAttr): the zero-point terms fold into the bias
+// here, at export. Everything else keeps the reference code below.
+struct ConvKernel {
+  bool use = false;
+  bool depthwise = false;  // depthwise_s8: one input and output channel per group, bias not folded
+  bool x_signed = false;
+  int64_t zx_u = 0, zy = 0, k = 0;
+  std::vector<int64_t> bias;  // B - zx_u * sum_k w, wrapped to int32
+};
+
+int64_t ConstInt(const std::vector<InputInfo>& in, int slot, uint64_t i) {
+  if (slot < 0 || !Has(in, static_cast<size_t>(slot))) return 0;
+  return in[static_cast<size_t>(slot)].data->GetInt(i);
+}
+
+bool ConstantOrAbsent(const std::vector<InputInfo>& in, int slot) {
+  return slot < 0 || !Has(in, static_cast<size_t>(slot)) || in[static_cast<size_t>(slot)].data != nullptr;
+}
+
+ConvKernel PlanConvKernel(const ConvPlan& p, const std::vector<InputInfo>& in, const Slots& s) {
+  ConvKernel k;
+  const InputInfo& w = in[static_cast<size_t>(s.w)];
+  const bool depthwise = p.group > 1 && p.cg == 1 && p.mg == 1;
+  if (p.win.rank() != 2 || (p.group != 1 && !depthwise) || w.data == nullptr || p.q.w != DType::kInt8) return k;
+  if (s.quantized_output() && p.q.fixed.empty()) return k;
+  if (!ConstantOrAbsent(in, s.x_zp) || !ConstantOrAbsent(in, s.w_zp) || !ConstantOrAbsent(in, s.y_zp) ||
+      !ConstantOrAbsent(in, s.bias)) {
+    return k;
+  }
+  if (p.q.w_zp != Per::kAbsent) {
+    const ir::HostTensor& wz = *in[static_cast<size_t>(s.w_zp)].data;
+    for (uint64_t i = 0; i < wz.element_count(); ++i) {
+      if (wz.GetInt(i) != 0) return k;
+    }
+  }
+  k.k = p.cg * p.win.KernelElements();
+  const uint64_t fits = uint64_t{1} << 30;
+  if (Elements(p.out) >= fits || Elements(in[static_cast<size_t>(s.x)].shape) >= fits ||
+      static_cast<uint64_t>(k.k) * static_cast<uint64_t>(std::max<int64_t>(p.batch, 256)) >= fits) {
+    return k;
+  }
+  k.x_signed = p.q.x == DType::kInt8;
+  k.zy = ConstInt(in, s.y_zp, 0);
+  k.use = true;
+  if (depthwise) {  // the kernel subtracts x's zero point itself (taps differ at the borders)
+    k.depthwise = true;
+    k.zx_u = ConstInt(in, s.x_zp, 0);
+    for (int64_t m = 0; m < p.m; ++m) {
+      k.bias.push_back(p.bias ? ConstInt(in, s.bias, static_cast<uint64_t>(m)) : 0);
+    }
+    return k;
+  }
+  k.zx_u = ConstInt(in, s.x_zp, 0) + (k.x_signed ? 128 : 0);
+  for (int64_t m = 0; m < p.m; ++m) {
+    uint32_t b = p.bias ? static_cast<uint32_t>(ConstInt(in, s.bias, static_cast<uint64_t>(m))) : 0u;
+    for (int64_t i = 0; i < k.k; ++i) {
+      b -= static_cast<uint32_t>(k.zx_u * w.data->GetInt(static_cast<uint64_t>(m * k.k + i)));
+    }
+    k.bias.push_back(static_cast<int32_t>(b));
+  }
+  k.use = true;
+  return k;
+}
+
+uint64_t ConvKernelScratch(const ConvPlan& p, const ConvKernel& k) {
+  if (k.depthwise) return 0;
+  const uint64_t pixels = Elements(p.win.out);
+  if (Elements(p.win.in) == 1 && pixels == 1 && p.win.KernelElements() == 1) {  // the GEMM over images
+    return static_cast<uint64_t>(p.batch) * static_cast<uint64_t>((k.k + 3) / 4) * 4;
+  }
+  return std::min<uint64_t>(pixels, 256) * static_cast<uint64_t>((k.k + 3) / 4) * 4;
+}
+
+Status EmitConvKernel(const EmitContext& ctx, const ConvPlan& p, const ConvKernel& k, std::string* body) {
+  const Slots& s = SlotsOf(ctx.node.op);
+  const Window& win = p.win;
+  ctx.UseKernel(k.depthwise ? "depthwise_s8" : "gemm_s8");
+  *body += StaticTable("  ", "int32_t", "k_bias", k.bias);
+  if (!p.q.fixed.empty()) *body += FixedTables(p.q, static_cast<size_t>(p.m));
+  CodeWriter c(1);
+  c.Line("mlfk_gemm_s8_args a;");
+  c.Line("a.m = " + Num(p.m) + ";");
+  c.Line("a.k = " + Num(k.k) + ";");
+  c.Line("a.w = (const int8_t*)" + EmitContext::In(static_cast<size_t>(s.w)) + ";");
+  c.Line("a.ldw = " + Num(k.k) + ";");
+  c.Line("a.bias = k_bias;");
+  c.Line(p.q.fixed.empty() ? "a.mult = NULL;" : "a.mult = fx_mult;");
+  c.Line(p.q.fixed.empty() ? "a.shift = NULL;" : "a.shift = fx_shift;");
+  c.Line("a.zy = " + Num(k.zy) + ";");
+  c.Line("a.lo = " + Num(p.q.clamp.min) + ";");
+  c.Line("a.hi = " + Num(p.q.clamp.max) + ";");
+  c.Line("a.out = out0;");
+  const std::vector<int64_t> geom = {k.depthwise ? p.c : p.cg,           win.in[0],      win.in[1],        win.kernel[0],
+                                     win.kernel[1],  win.strides[0], win.strides[1],   win.pad_begin[0],
+                                     win.pad_begin[1], win.dilations[0], win.dilations[1], win.out[0],
+                                     win.out[1]};
+  if (!k.depthwise && Elements(win.in) == 1 && Elements(win.out) == 1 && win.KernelElements() == 1) {
+    // One pixel per image (a Gemm lowered to a 1x1 convolution): the images
+    // are the GEMM's columns, each image's channels one contiguous row.
+    c.Line("a.ors = 1;");
+    c.Line("a.ocs = " + Num(p.m) + ";");
+    c.Line("mlfk_gemm_s8_exec(" + std::string(EmitContext::kExec) + ", &a, " +
+           EmitContext::In(static_cast<size_t>(s.x)) + ", " + Num(k.k) + ", " + (k.x_signed ? "1" : "0") + ", " +
+           Num(p.batch) + ", scratch);");
+    *body += c.str();
+    VoidUnusedParams(ctx, body);
+    return Status::Ok();
+  }
+  c.Line("a.ors = 0; /* set per image by the kernel */");
+  c.Line("a.ocs = 0;");
+  c.Line("mlfk_conv_s8_geom g;");
+  const char* fields[] = {"c", "h", "w", "kh", "kw", "sh", "sw", "ph", "pw", "dh", "dw", "oh", "ow"};
+  for (size_t i = 0; i < geom.size(); ++i) c.Line("g." + std::string(fields[i]) + " = " + Num(geom[i]) + ";");
+  if (k.depthwise) {
+    c.Line("mlfk_depthwise_s8_exec(" + std::string(EmitContext::kExec) + ", &g, &a, " +
+           EmitContext::In(static_cast<size_t>(s.x)) + ", " + (k.x_signed ? "1" : "0") + ", " + Num(k.zx_u) + ", " +
+           Num(p.batch) + ");");
+  } else {
+    c.Line("mlfk_conv_s8_exec(" + std::string(EmitContext::kExec) + ", &g, &a, " +
+           EmitContext::In(static_cast<size_t>(s.x)) + ", " + (k.x_signed ? "1" : "0") + ", " + Num(k.zx_u) + ", " +
+           Num(p.batch) + ", scratch);");
+  }
+  *body += c.str();
+  VoidUnusedParams(ctx, body);
+  return Status::Ok();
+}
+
 // Direct convolution: per output element, the taps inside the input
 // (bounds tested per tap: the reference form, not a fast one).
 Status ConvEmit(const EmitContext& ctx, std::string* body) {
-  MLF_ASSIGN_OR_RETURN(ConvPlan p, PlanConv(ctx.node, GraphInputs(ctx.node, ctx.graph)));
+  const std::vector<InputInfo> in = GraphInputs(ctx.node, ctx.graph);
+  MLF_ASSIGN_OR_RETURN(ConvPlan p, PlanConv(ctx.node, in));
   const Slots& s = SlotsOf(ctx.node.op);
   if (Elements(p.out) == 0) {
     VoidUnusedParams(ctx, body);
     return Status::Ok();
   }
+  const ConvKernel k = PlanConvKernel(p, in, s);
+  if (k.use) return EmitConvKernel(ctx, p, k, body);
+  UseFixedPoint(ctx, p.q, static_cast<size_t>(p.m), body);
   const Window& win = p.win;
   const size_t rank = win.rank();
   const std::string x = EmitContext::In(static_cast<size_t>(s.x)), w = EmitContext::In(static_cast<size_t>(s.w));
@@ -516,13 +722,21 @@ uint64_t ConvMacs(const ir::Node& node, const ir::Graph& graph) {
   return Elements(p->out) * static_cast<uint64_t>(p->cg * p->win.KernelElements());
 }
 
+uint64_t ConvScratch(const ir::Node& node, const ir::Graph& graph) {
+  const std::vector<InputInfo> in = GraphInputs(node, graph);
+  Result<ConvPlan> p = PlanConv(node, in);
+  if (!p.ok() || Elements(p->out) == 0) return 0;
+  const ConvKernel k = PlanConvKernel(*p, in, SlotsOf(node.op));
+  return k.use ? ConvKernelScratch(*p, k) : 0;
+}
+
 }  // namespace
 
 void RegisterQLinearOps(std::vector<OpDef>* table) {
   table->push_back({"MatMulInteger", MatMulInfer, MatMulEvaluate, MatMulEmit, MatMulMacs, MatMulScratch});
   table->push_back({"QLinearMatMul", MatMulInfer, MatMulEvaluate, MatMulEmit, MatMulMacs, MatMulScratch});
-  table->push_back({"ConvInteger", ConvInfer, ConvEvaluate, ConvEmit, ConvMacs});
-  table->push_back({"QLinearConv", ConvInfer, ConvEvaluate, ConvEmit, ConvMacs});
+  table->push_back({"ConvInteger", ConvInfer, ConvEvaluate, ConvEmit, ConvMacs, ConvScratch});
+  table->push_back({"QLinearConv", ConvInfer, ConvEvaluate, ConvEmit, ConvMacs, ConvScratch});
 }
 
 }  // namespace mlf::ops

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -262,6 +263,162 @@ TEST(ConvInteger, GeneratedMatchesEvaluate) {
   };
   uint64_t seed = 800;
   for (const ConvCase& c : cases) ExpectConvMatches(c, seed += 20);
+}
+
+// ---- The lowered forms (issue 14 step 2): fixed-point requantization,
+// the folded clamp, and the gemm_s8 kernel path ----
+
+// acc = (0 - 3) * 1 = -3, multiplier 0.5: the double rule rounds -1.5 to
+// even (-2); the fixed-point rule of the kernels rounds the high multiply's
+// tie up (-1). The clamp [0, 127] of a folded Relu then gives 0.
+TEST(QLinearConv, FixedPointRuleAndClamp) {
+  auto run = [](bool fixed, bool clamp) {
+    OpTest t("QLinearConv");
+    t.Input("x", DType::kUInt8, {1, 1, 1, 1});
+    t.Constant("x_scale", F32({}, {1}));
+    t.Constant("x_zero_point", U8({}, {3}));
+    t.Constant("w", MakeTensor(DType::kInt8, {1, 1, 1, 1}, {1}));
+    t.Constant("w_scale", F32({}, {0.5}));
+    t.Constant("w_zero_point", MakeTensor(DType::kInt8, {}, {0}));
+    t.Constant("y_scale", F32({}, {1}));
+    t.Constant("y_zero_point", MakeTensor(DType::kInt8, {}, {0}));
+    if (fixed) t.Attr("mlf.fixed_point", int64_t{1});
+    if (clamp) t.Attr("mlf.clamp", std::vector<int64_t>{0, 127});
+    Shape shape;
+    DType dtype;
+    return EvaluateOne(t, {U8({1, 1, 1, 1}, {0})}, &shape, &dtype);
+  };
+  EXPECT_EQ(run(false, false), (std::vector<double>{-2}));
+  EXPECT_EQ(run(true, false), (std::vector<double>{-1}));
+  EXPECT_EQ(run(true, true), (std::vector<double>{0}));
+  EXPECT_EQ(run(false, true), (std::vector<double>{0}));
+}
+
+TEST(QLinearConv, FixedPointNeedsConstantScales) {
+  OpTest t("QLinearConv");
+  t.Input("x", DType::kUInt8, {1, 1, 2, 2});
+  t.Input("x_scale", DType::kFloat32, {});
+  t.Constant("x_zero_point", U8({}, {3}));
+  t.Constant("w", MakeTensor(DType::kInt8, {1, 1, 1, 1}, {1}));
+  t.Constant("w_scale", F32({}, {0.5}));
+  t.Constant("w_zero_point", MakeTensor(DType::kInt8, {}, {0}));
+  t.Constant("y_scale", F32({}, {1}));
+  t.Constant("y_zero_point", MakeTensor(DType::kInt8, {}, {0}));
+  t.Output("y");
+  t.Attr("mlf.fixed_point", int64_t{1});
+  EXPECT_EQ(t.Infer().ToString(),
+            "invalid_argument: node 'n0' (QLinearConv): mlf.fixed_point needs constant scales, x's per tensor");
+}
+
+struct KernelCase {
+  DType x, y;  // y kInt32: ConvInteger
+  Shape x_shape, w_shape, pads, strides, dilations;
+  bool per_channel, bias, w_zero_point;
+  std::vector<int64_t> clamp;
+  int64_t group = 1;  // > 1: depthwise
+};
+
+// A convolution the kernel layer takes: int8 weight with zero point 0,
+// constant parameters, fixed-point requantization.
+void ExpectKernelConvMatches(const KernelCase& c, uint64_t seed, bool cross) {
+  const bool q = c.y != DType::kInt32;
+  OpTest t(q ? "QLinearConv" : "ConvInteger");
+  std::vector<HostTensor> inputs;
+  const Shape per = c.per_channel ? Shape{c.w_shape[0]} : Shape{};
+  t.Input("x", c.x, c.x_shape);
+  inputs.push_back(RandomTensor(c.x, c.x_shape, seed++));
+  const HostTensor w = RandomTensor(DType::kInt8, c.w_shape, seed++);
+  const HostTensor x_zp = RandomTensor(c.x, {}, seed++);
+  if (q) {
+    t.Constant("x_scale", Scales({}, seed++, 0.02));
+    t.Constant("x_zero_point", x_zp);
+    t.Constant("w", w);
+    t.Constant("w_scale", Scales(per, seed++, 0.01));
+    if (c.w_zero_point) {
+      t.Constant("w_zero_point", MakeTensor(DType::kInt8, per, std::vector<double>(per.empty() ? 1 : static_cast<size_t>(per[0]), 0)));
+    } else {
+      t.OmittedInput();
+    }
+    t.Constant("y_scale", Scales({}, seed++, 0.1));
+    t.Constant("y_zero_point", RandomTensor(c.y, {}, seed++));
+    if (c.bias) {
+      HostTensor b = RandomTensor(DType::kInt32, {c.w_shape[0]}, seed++);
+      for (uint64_t i = 0; i < b.element_count(); ++i) b.data<int32_t>()[i] %= 5000;
+      t.Constant("B", b);
+    }
+    t.Attr("mlf.fixed_point", int64_t{1});
+    if (!c.clamp.empty()) t.Attr("mlf.clamp", c.clamp);
+  } else {
+    t.Constant("w", w);
+    t.Constant("x_zero_point", x_zp);
+    if (c.w_zero_point) t.Constant("w_zero_point", MakeTensor(DType::kInt8, {}, {0}));
+  }
+  t.Output("y");
+  if (!c.pads.empty()) t.Attr("pads", c.pads);
+  if (!c.strides.empty()) t.Attr("strides", c.strides);
+  if (!c.dilations.empty()) t.Attr("dilations", c.dilations);
+  if (c.group > 1) t.Attr("group", c.group);
+  SCOPED_TRACE(t.node().op + " " + FormatShape(c.x_shape) + " w " + FormatShape(c.w_shape));
+  ASSERT_TRUE(t.Infer().ok());
+  // The body calls the kernel.
+  std::set<std::string> kernels;
+  std::string body;
+  const EmitContext ctx{t.node(), t.graph(), &kernels};
+  ASSERT_TRUE(FindOp(t.node().op)->emit(ctx, &body).ok());
+  EXPECT_EQ(kernels, (std::set<std::string>{c.group > 1 ? "depthwise_s8" : "gemm_s8"}));
+  const bool one_pixel = c.x_shape[2] * c.x_shape[3] == 1 && c.w_shape[2] * c.w_shape[3] == 1;
+  EXPECT_NE(body.find(c.group > 1 ? "mlfk_depthwise_s8_exec(ex, &g, &a, in0, "
+                      : one_pixel ? "mlfk_gemm_s8_exec(ex, &a, in0, "
+                                  : "mlfk_conv_s8_exec(ex, &g, &a, in0, "),
+            std::string::npos)
+      << body;
+  ExpectGeneratedMatches(t, inputs, 0, cross);
+}
+
+TEST(QLinearConv, KernelPathMatchesEvaluate) {
+  const KernelCase cases[] = {
+      {DType::kUInt8, DType::kUInt8, {1, 3, 9, 11}, {5, 3, 3, 3}, {1, 1, 1, 1}, {}, {}, false, true, true, {}},
+      {DType::kInt8, DType::kInt8, {2, 4, 7, 5}, {6, 4, 3, 2}, {0, 1, 2, 0}, {2, 1}, {1, 2}, true, true, false, {-5, 127}},
+      {DType::kUInt8, DType::kInt8, {1, 16, 17, 17}, {9, 16, 1, 1}, {}, {}, {}, true, false, true, {}},
+      {DType::kInt8, DType::kUInt8, {1, 2, 20, 21}, {7, 2, 3, 3}, {1, 1, 1, 1}, {}, {}, false, true, false, {10, 200}},
+      {DType::kUInt8, DType::kInt32, {1, 3, 6, 6}, {4, 3, 3, 3}, {1, 1, 1, 1}, {2, 2}, {}, false, false, true, {}},
+      {DType::kInt8, DType::kInt32, {2, 2, 5, 5}, {3, 2, 2, 2}, {}, {}, {}, false, false, false, {}},
+      // One pixel per image (a lowered Gemm): the GEMM over the images.
+      {DType::kUInt8, DType::kInt8, {5, 37, 1, 1}, {10, 37, 1, 1}, {}, {}, {}, true, true, true, {-3, 100}},
+      {DType::kInt8, DType::kInt32, {3, 9, 1, 1}, {6, 9, 1, 1}, {}, {}, {}, false, false, false, {}},
+      // Depthwise (MobileNet's 3x3 blocks): depthwise_s8.
+      {DType::kUInt8, DType::kUInt8, {1, 6, 9, 10}, {6, 1, 3, 3}, {1, 1, 1, 1}, {}, {}, true, true, true, {8, 255}, 6},
+      {DType::kInt8, DType::kInt8, {2, 4, 8, 7}, {4, 1, 3, 3}, {1, 1, 1, 1}, {2, 2}, {}, false, true, false, {}, 4},
+      {DType::kUInt8, DType::kInt32, {1, 3, 7, 7}, {3, 1, 5, 5}, {2, 2, 2, 2}, {}, {}, false, false, true, {}, 3},
+  };
+  uint64_t seed = 900;
+  bool cross = true;
+  for (const KernelCase& c : cases) {
+    ExpectKernelConvMatches(c, seed += 20, cross);
+    cross = false;
+  }
+}
+
+// The reference loops requantize with the fixed-point rule too (a grouped
+// convolution stays on them).
+TEST(QLinearConv, ReferencePathFixedPointMatchesEvaluate) {
+  OpTest t("QLinearConv");
+  std::vector<HostTensor> inputs;
+  t.Input("x", DType::kUInt8, {1, 4, 5, 5});
+  inputs.push_back(RandomTensor(DType::kUInt8, {1, 4, 5, 5}, 1));
+  t.Constant("x_scale", Scales({}, 2, 0.02));
+  t.Constant("x_zero_point", RandomTensor(DType::kUInt8, {}, 3));
+  t.Constant("w", RandomTensor(DType::kInt8, {4, 2, 3, 3}, 4));
+  t.Constant("w_scale", Scales({4}, 5, 0.01));
+  t.Constant("w_zero_point", MakeTensor(DType::kInt8, {4}, {0, 0, 0, 0}));
+  t.Constant("y_scale", Scales({}, 6, 0.1));
+  t.Constant("y_zero_point", RandomTensor(DType::kUInt8, {}, 7));
+  t.Output("y");
+  t.Attr("group", int64_t{2});
+  t.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  t.Attr("mlf.fixed_point", int64_t{1});
+  t.Attr("mlf.clamp", std::vector<int64_t>{30, 255});
+  ExpectGeneratedMatches(t, inputs, 0, true);
 }
 
 TEST(QLinearOps, Errors) {

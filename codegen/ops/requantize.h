@@ -17,9 +17,33 @@
 //   requantize  q = saturate(round_half_even(acc * m) + zero_point) with the
 //               real multiplier m = (double)in_scale * (double)w_scale /
 //               (double)out_scale and the product acc * m in double: the
-//               exact value of the integer pipeline up to double rounding,
-//               which a fixed-point multiplier + shift (TFLite's scheme, the
-//               fast kernels' later) approximates;
+//               exact value of the integer pipeline up to double rounding.
+//               This is the rule of a node whose multiplier is only known at
+//               run time (a scale computed by the graph, or a per-row scale
+//               of a MatMul's a);
+//   requantize, fixed point (issue 14 step 2; every QLinearConv and
+//               QLinearMatMul whose x, w and y scales are constants, x's and
+//               y's per tensor): m is turned once, at export, into TFLite's
+//               Q31 multiplier and shift (QuantizeMultiplier) and
+//               q = saturate(FixedMultiply(acc) + zero_point), the rule of
+//               the integer kernels (codegen/kernels/mlf_kernel_gemm_s8.h
+//               mlfk_s8_fixmul: rounding doubling high multiply, then
+//               rounding right shift). evaluate, the reference C and the
+//               kernels all use it for such a node, so `mlf run`, constant
+//               folding and the generated code agree bit for bit.
+//               Against the double rule it is at most 1 apart (before
+//               saturation): the Q31 multiplier is within 2^-31 relative of
+//               m, so for |acc| < 2^31 the scaled value is off by less than
+//               2^-31 * |acc * m| (below 0.5 for any unsaturated output);
+//               then the high multiply rounds ties up, the shift rounds ties
+//               away from zero, where the double rule rounds once, ties to
+//               even. Each can move the result by one step only when the
+//               exact value is within that error of a rounding boundary.
+//               Measured on the torch fixture (tests/int8_cli_test): equal
+//               to the double rule on every element. Matching the kernels
+//               rather than ONNX's double rule is what keeps the archive one
+//               program: a 1-step tolerance would make constant folding and
+//               the generated code disagree;
 //   accumulate  sum of (a - a_zero_point) * (b - b_zero_point) (+ bias) in
 //               int32 that wraps on overflow (computed as uint32), as the
 //               integer kernels of every runtime do.
@@ -30,6 +54,7 @@
 #ifndef MLFKIT_CODEGEN_OPS_REQUANTIZE_H_
 #define MLFKIT_CODEGEN_OPS_REQUANTIZE_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -92,6 +117,68 @@ inline double Multiplier(float in_scale, float w_scale, float out_scale) {
 inline int64_t Requantize(int32_t acc, double multiplier, int64_t zero_point, QRange range) {
   return SaturateRound(static_cast<double>(acc) * multiplier, zero_point, range);
 }
+
+// TFLite's fixed-point form of a real multiplier: m = multiplier * 2^(shift
+// - 31), multiplier a Q31 value in [2^30, 2^31) (or its negative) and
+// shift <= 31; 0 and multipliers below 2^-32 give {0, 0} (every output the
+// zero point). Computed here, at export, and written into the generated
+// code as constants.
+struct FixedMultiplier {
+  int32_t multiplier = 0;
+  int32_t shift = 0;
+};
+inline FixedMultiplier QuantizeMultiplier(double m) {
+  if (m == 0 || !std::isfinite(m)) return {};
+  int exponent = 0;
+  const double fraction = std::frexp(m, &exponent);  // m = fraction * 2^exponent, |fraction| in [0.5, 1)
+  int64_t q = static_cast<int64_t>(std::llround(fraction * 2147483648.0));
+  if (q == (int64_t{1} << 31) || q == -(int64_t{1} << 31)) {  // rounded to +-1.0
+    q /= 2;
+    ++exponent;
+  }
+  if (exponent < -31) return {};
+  if (exponent > 31) return {q < 0 ? INT32_MIN : INT32_MAX, 31};  // saturates every non-zero acc
+  return {static_cast<int32_t>(q), exponent};
+}
+
+// acc * multiplier * 2^(shift - 31) as mlfk_s8_fixmul computes it: a left
+// shift first when shift > 0 (saturated to int32), the rounding doubling
+// high multiply (ties up), the rounding right shift (ties away from zero).
+inline int32_t FixedMultiply(int32_t acc, FixedMultiplier f) {
+  int64_t v = acc;
+  if (f.shift > 0) {
+    v *= int64_t{1} << std::min<int32_t>(f.shift, 31);
+    v = std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, v));
+  }
+  int32_t high;
+  if (v == INT32_MIN && f.multiplier == INT32_MIN) {
+    high = INT32_MAX;
+  } else {
+    const int64_t ab = v * f.multiplier;
+    const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30);
+    high = static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+  }
+  const int e = f.shift < 0 ? std::min<int32_t>(-f.shift, 31) : 0;
+  const int64_t x = high, mask = (int64_t{1} << e) - 1;
+  const int64_t remainder = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return static_cast<int32_t>((x >> e) + (remainder > threshold ? 1 : 0));
+}
+
+// Fixed-point requantization of one accumulator.
+inline int64_t RequantizeFixed(int32_t acc, FixedMultiplier f, int64_t zero_point, QRange range) {
+  const int64_t q = static_cast<int64_t>(FixedMultiply(acc, f)) + zero_point;
+  return std::max(range.min, std::min(range.max, q));
+}
+
+// Node attributes of QLinearConv / QLinearMatMul / ConvInteger set by the
+// lowering pass (codegen/passes/qdq_lowering.h); models may not carry
+// mlf.* attributes, so an ONNX node keeps the rules above.
+//   kFixedPointAttr (int 1): requantize with the fixed-point rule (scales
+//       must be constants, x's and y's per tensor);
+//   kClampAttr (ints [lo, hi]): the output is clamped to [lo, hi] (output
+//       integers) as well as saturated: a Relu or Clip folded in.
+inline constexpr char kFixedPointAttr[] = "mlf.fixed_point";
+inline constexpr char kClampAttr[] = "mlf.clamp";
 
 // int32 accumulation that wraps: acc + a * b computed in uint32.
 inline int32_t AccumulateWrapping(int32_t acc, int64_t a, int64_t b) {

@@ -51,6 +51,7 @@ Result<bool> FoldShapeOf(ir::Graph& graph, const ir::Node& node) {
 Result<bool> TryFoldNode(ir::Graph& graph, const ir::Node& node, const FoldOptions& options) {
   if (node.op == "Shape" || node.op == "Size") return FoldShapeOf(graph, node);
   if (IsRandom(node.op)) return false;
+  if (node.op == "DequantizeLinear" && !options.fold_dequantize_linear) return false;
   std::vector<const ir::HostTensor*> inputs;
   for (int id : node.inputs) {
     if (id == ir::kNoValue) {

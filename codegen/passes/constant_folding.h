@@ -25,6 +25,10 @@ namespace mlf::passes {
 struct FoldOptions {
   // Nodes whose outputs together exceed this many bytes are left alone.
   uint64_t max_output_bytes = uint64_t{1} << 30;
+  // Whether a DequantizeLinear of constants folds. The ONNX front end keeps
+  // them (false), so that the QDQ lowering pass (qdq_lowering.h) still sees
+  // the int8 weights and their scales; OptimizeGraph folds what is left.
+  bool fold_dequantize_linear = true;
 };
 
 // Folds `node` if it can: on true, every output value of the node (in

@@ -7,6 +7,12 @@ namespace {
 
 bool IsPassThrough(const ir::Graph& g, const ir::Node& n) {
   if (n.op == "Identity") return true;
+  // A Cast to the dtype it already has (PyTorch writes one after every
+  // QuantizeLinear of a quantized model): a copy.
+  if (n.op == "Cast" && n.HasInput(0) && n.outputs.size() == 1 &&
+      g.value(n.inputs[0]).dtype == g.value(n.outputs[0]).dtype) {
+    return true;
+  }
   if (n.op != "Dropout") return false;
   // The mask output, when present, must be unused.
   return n.outputs.size() < 2 || (g.Consumers(n.outputs[1]).empty() && !g.IsOutput(n.outputs[1]));

@@ -1,5 +1,5 @@
-// Graph clean-ups that change no result: removing Identity and inference
-// Dropout nodes, and dead-code elimination.
+// Graph clean-ups that change no result: removing Identity, inference
+// Dropout and same-dtype Cast nodes, and dead-code elimination.
 #ifndef MLFKIT_CODEGEN_PASSES_SIMPLIFY_H_
 #define MLFKIT_CODEGEN_PASSES_SIMPLIFY_H_
 
@@ -8,8 +8,8 @@
 
 namespace mlf::passes {
 
-// Rewires readers of Identity / Dropout (whose mask output nobody reads)
-// outputs to their input and drops the node. A node whose output is a graph
+// Rewires readers of Identity / Dropout (whose mask output nobody reads) /
+// Cast to its input's own dtype outputs to their input and drops the node. A node whose output is a graph
 // output stays (the output buffer must be written, under the model's name).
 // Returns the number of nodes removed.
 int RemoveIdentities(ir::Graph& graph);

@@ -1,0 +1,561 @@
+/* mlfkit kernels: int8 GEMM and convolution with int32 accumulation and
+ * fixed-point requantisation (issue 14; codegen/kernels/README.md).
+ *
+ *   out[r][c] = clamp(zy + fixmul(bias[r] + sum_k w[r][k] * x[k][c],
+ *                                 mult[r], shift[r]), lo, hi)
+ *
+ * r runs over the weight's rows (output channels), c over the columns
+ * (output pixels of a convolution, rows of a Gemm's activation). The
+ * weight w is int8, row-major with a row stride (the ONNX layout of Conv's
+ * W and of Gemm's W with transB = 1, as exported). The activation enters as
+ * uint8: a uint8 tensor as it is, an int8 one shifted by +128 (x ^ 0x80)
+ * while it is packed; the caller folds every zero-point term into bias at
+ * export: with x_u the unsigned activation and zx_u its zero point,
+ *   sum_k (x - zx) * w = sum_k x_u * w - zx_u * sum_k w,
+ * so bias[r] = B[r] - zx_u * sum_k w[r][k] (wrapping int32). The weight's
+ * zero point must be 0 (symmetric int8 weights, what PyTorch and ONNX
+ * Runtime's quantizers write; the operator keeps its reference code
+ * otherwise). Padding of a convolution is zx_u, which adds 0.
+ *
+ * Packed activation layout ("quads"): x[kq][c][j] = x_u[4kq + j][c] for
+ * kq < ceil(K / 4), j < 4, 0 beyond K: four consecutive k of one column are
+ * one 32-bit word, which is what vpdpbusd (AVX-512 VNNI) multiplies with
+ * four weights and what __smlad (Cortex-M DSP) takes in two halves. The
+ * packing is done here, per chunk of columns, into the caller's scratch.
+ *
+ * fixmul is TFLite's MultiplyByQuantizedMultiplier: a rounding doubling
+ * high multiply by the Q31 multiplier, then a rounding right shift (left
+ * shift first when shift > 0, saturated). mult == NULL leaves the int32
+ * accumulator as the output (ConvInteger, MatMulInteger). The multiplier and
+ * shift are computed at export by codegen/ops/requantize.h
+ * QuantizeMultiplier; requantize.h says how this relates to ONNX's
+ * double-precision rule.
+ *
+ * Variants: portable C (the reference; on Cortex-M with the DSP extension,
+ * __ARM_FEATURE_DSP, the same loops through __smlad/__sxtb16/__uxtb16 of
+ * arm_acle.h); on x86-64 AVX2 (vpmaddwd on 16-bit widened bytes) and
+ * AVX-512 with VNNI (vpdpbusd). The avx512 variant of a CPU without VNNI
+ * runs the AVX2 code. Sums are in int32 that wraps in every variant, so
+ * all variants give the same bits.
+ */
+#ifndef MLF_KERNEL_GEMM_S8_H_
+#define MLF_KERNEL_GEMM_S8_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mlf_kernel_common.h"
+
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#define MLFK_S8_DSP 1
+#else
+#define MLFK_S8_DSP 0
+#endif
+
+/* Rows and columns of one tile. */
+#define MLFK_S8_TR 4
+#define MLFK_S8_TC 32
+
+/* What every column block shares: the weight side and the output. */
+typedef struct {
+  int m, k;               /* rows (output channels), depth */
+  const int8_t* w;        /* row r at w + r * ldw, k bytes */
+  ptrdiff_t ldw;
+  const int32_t* bias;    /* [m], the zero-point terms folded in */
+  const int32_t* mult;    /* [m] Q31 multipliers, or NULL: int32 output */
+  const int32_t* shift;   /* [m] */
+  int32_t zy, lo, hi;     /* output zero point and clamp (output integers) */
+  void* out;              /* uint8_t/int8_t bytes, or int32_t when mult == NULL */
+  ptrdiff_t ors, ocs;     /* element (r, c) at out + r * ors + c * ocs */
+} mlfk_gemm_s8_args;
+
+/* ---- Fixed-point requantisation (TFLite's int8 scheme) ---- */
+
+/* (a * b * 2 + 2^31 rounding) >> 32 of TFLite's gemmlowp: rounds half away
+ * from zero; the one overflowing case saturates. */
+MLFK_FN int32_t mlfk_s8_srdhm(int32_t a, int32_t b) {
+  int64_t ab;
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  ab = (int64_t)a * (int64_t)b;
+  ab += ab >= 0 ? ((int64_t)1 << 30) : 1 - ((int64_t)1 << 30);
+  return (int32_t)(ab / ((int64_t)1 << 31)); /* C99 division truncates */
+}
+
+/* x / 2^e rounded half away from zero, 0 <= e <= 31 (arithmetic right
+ * shift of a negative value: what gcc, clang and arm-none-eabi-gcc do). */
+MLFK_FN int32_t mlfk_s8_rdbpot(int32_t x, int e) {
+  const int64_t v = x, mask = ((int64_t)1 << e) - 1;
+  const int64_t rem = v & mask, threshold = (mask >> 1) + (v < 0 ? 1 : 0);
+  return (int32_t)((v >> e) + (rem > threshold ? 1 : 0));
+}
+
+/* acc times the real multiplier mult * 2^(shift - 31). */
+MLFK_FN int32_t mlfk_s8_fixmul(int32_t acc, int32_t mult, int32_t shift) {
+  int64_t v = acc;
+  if (shift > 0) {
+    v *= (int64_t)1 << (shift > 31 ? 31 : shift);
+    v = v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : v);
+  }
+  return mlfk_s8_rdbpot(mlfk_s8_srdhm((int32_t)v, mult), shift < 0 ? (shift < -31 ? 31 : -shift) : 0);
+}
+
+/* The output integer of accumulator acc of row r. */
+MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
+  int32_t q = mlfk_s8_fixmul(acc, a->mult[r], a->shift[r]);
+  q = q > INT32_MAX - 255 ? INT32_MAX - 255 : (q < INT32_MIN + 255 ? INT32_MIN + 255 : q);
+  q += a->zy;
+  return q < a->lo ? a->lo : (q > a->hi ? a->hi : q);
+}
+
+/* Stores a tile's accumulators acc[i][j] (rows r0.., columns c0..). */
+MLFK_FN void mlfk_s8_store(const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
+                           const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  int i, j;
+  for (i = 0; i < rows; ++i) {
+    const ptrdiff_t base = (ptrdiff_t)(r0 + i) * a->ors + (ptrdiff_t)c0 * a->ocs;
+    if (a->mult == NULL) {
+      int32_t* o = (int32_t*)a->out + base;
+      for (j = 0; j < cols; ++j) o[(ptrdiff_t)j * a->ocs] = acc[i][j];
+    } else {
+      uint8_t* o = (uint8_t*)a->out + base;
+      for (j = 0; j < cols; ++j) o[(ptrdiff_t)j * a->ocs] = (uint8_t)mlfk_s8_output(a, r0 + i, acc[i][j]);
+    }
+  }
+}
+
+/* Weights 4kq..4kq+3 of row w (k long) as a little-endian word, 0 beyond k. */
+MLFK_FN uint32_t mlfk_s8_wquad(const int8_t* w, int k, int kq) {
+  uint32_t v = 0;
+  int j;
+  if (kq * 4 + 4 <= k) {
+    memcpy(&v, w + kq * 4, 4);
+    return v;
+  }
+  for (j = 0; kq * 4 + j < k; ++j) v |= (uint32_t)(uint8_t)w[kq * 4 + j] << (8 * j);
+  return v;
+}
+
+/* ---- Tiles: acc[i][j] = bias[r0+i] + sum_k w[r0+i][k] * x[k][j] for
+ * i < rows <= 4, j < cols <= 32, x the packed quads of the tile's first
+ * column with ldx columns per quad row. ---- */
+
+MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
+                                   const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
+                                   int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  const int kqn = (a->k + 3) / 4;
+  int i, j, kq;
+  for (i = 0; i < rows; ++i) {
+    const int8_t* w = a->w + (ptrdiff_t)(r0 + i) * a->ldw;
+    uint32_t s[MLFK_S8_TC];
+    for (j = 0; j < cols; ++j) s[j] = (uint32_t)a->bias[r0 + i];
+    for (kq = 0; kq < kqn; ++kq) {
+      const uint32_t wq = mlfk_s8_wquad(w, a->k, kq);
+      const uint8_t* xq = x + (ptrdiff_t)kq * ldx * 4;
+#if MLFK_S8_DSP
+      /* Bytes 0 and 2, then 1 and 3, as 16-bit halves: two dual MACs. */
+      const int32_t w02 = __sxtb16((int32_t)wq), w13 = __sxtb16((int32_t)(wq >> 8));
+      for (j = 0; j < cols; ++j) {
+        uint32_t xw;
+        int32_t t;
+        memcpy(&xw, xq + j * 4, 4);
+        t = __smlad((int32_t)__uxtb16(xw), w02, (int32_t)s[j]);
+        s[j] = (uint32_t)__smlad((int32_t)__uxtb16(xw >> 8), w13, t);
+      }
+#else
+      const int32_t w0 = (int8_t)(wq & 0xFF), w1 = (int8_t)((wq >> 8) & 0xFF);
+      const int32_t w2 = (int8_t)((wq >> 16) & 0xFF), w3 = (int8_t)(wq >> 24);
+      for (j = 0; j < cols; ++j) {
+        const uint8_t* p = xq + j * 4;
+        s[j] += (uint32_t)(p[0] * w0 + p[1] * w1 + p[2] * w2 + p[3] * w3);
+      }
+#endif
+    }
+    for (j = 0; j < cols; ++j) acc[i][j] = (int32_t)s[j];
+  }
+}
+
+#if MLFK_X86
+
+/* 8 columns per step: two 128-bit halves of 4 columns widened to 16 bits,
+ * vpmaddwd with the row's 4 weights repeated: each column's sum lands in
+ * two int32 lanes, added at the end. */
+MLFK_TARGET("avx2")
+MLFK_FN void mlfk_s8_tile_avx2(const mlfk_gemm_s8_args* a, int r0, int rows,
+                               const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
+                               int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  const int kqn = (a->k + 3) / 4;
+  const int8_t* w[MLFK_S8_TR];
+  int i, j, kq, c0;
+  for (i = 0; i < MLFK_S8_TR; ++i) w[i] = a->w + (ptrdiff_t)(r0 + (i < rows ? i : rows - 1)) * a->ldw;
+  for (c0 = 0; c0 < cols; c0 += 8) {
+    const int n = cols - c0 < 8 ? cols - c0 : 8;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lane);
+    __m256i s[MLFK_S8_TR][2];
+    int32_t t[16];
+    for (i = 0; i < MLFK_S8_TR; ++i) s[i][0] = s[i][1] = _mm256_setzero_si256();
+    for (kq = 0; kq < kqn; ++kq) {
+      const __m256i xv = _mm256_maskload_epi32((const int*)(x + ((ptrdiff_t)kq * ldx + c0) * 4), mask);
+      const __m256i x0 = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(xv));
+      const __m256i x1 = _mm256_cvtepu8_epi16(_mm256_extracti128_si256(xv, 1));
+      for (i = 0; i < MLFK_S8_TR; ++i) {
+        const __m256i wv =
+            _mm256_cvtepi8_epi16(_mm_set1_epi32((int)mlfk_s8_wquad(w[i], a->k, kq)));
+        s[i][0] = _mm256_add_epi32(s[i][0], _mm256_madd_epi16(x0, wv));
+        s[i][1] = _mm256_add_epi32(s[i][1], _mm256_madd_epi16(x1, wv));
+      }
+    }
+    for (i = 0; i < rows; ++i) {
+      _mm256_storeu_si256((__m256i*)t, s[i][0]);
+      _mm256_storeu_si256((__m256i*)(t + 8), s[i][1]);
+      for (j = 0; j < n; ++j) {
+        acc[i][c0 + j] = (int32_t)((uint32_t)a->bias[r0 + i] + (uint32_t)t[2 * j] + (uint32_t)t[2 * j + 1]);
+      }
+    }
+  }
+}
+
+MLFK_FN int mlfk_s8_has_vnni(void) {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni");
+}
+
+/* 4 rows x 32 columns: two zmm of 16 columns' quads, vpdpbusd with the
+ * row's 4 weights broadcast; the edges by masked loads. */
+MLFK_TARGET("avx512f,avx512bw,avx512vnni")
+MLFK_FN void mlfk_s8_tile_vnni(const mlfk_gemm_s8_args* a, int r0, int rows,
+                               const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
+                               int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  const int kqn = (a->k + 3) / 4, kfull = a->k / 4;
+  const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1u);
+  const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xFFFF : (cols > 16 ? (1u << (cols - 16)) - 1u : 0u));
+  const int8_t* w[MLFK_S8_TR];
+  __m512i s[MLFK_S8_TR][2];
+  int i, kq;
+  for (i = 0; i < MLFK_S8_TR; ++i) {
+    w[i] = a->w + (ptrdiff_t)(r0 + (i < rows ? i : rows - 1)) * a->ldw;
+    s[i][0] = s[i][1] = _mm512_set1_epi32(a->bias[r0 + (i < rows ? i : rows - 1)]);
+  }
+  for (kq = 0; kq < kqn; ++kq) {
+    const uint8_t* xq = x + (ptrdiff_t)kq * ldx * 4;
+    const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
+    const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
+    for (i = 0; i < MLFK_S8_TR; ++i) {
+      int32_t wq;
+      __m512i wv;
+      if (kq < kfull) {
+        memcpy(&wq, w[i] + kq * 4, 4);
+      } else {
+        wq = (int32_t)mlfk_s8_wquad(w[i], a->k, kq);
+      }
+      wv = _mm512_set1_epi32(wq);
+      s[i][0] = _mm512_dpbusd_epi32(s[i][0], x0, wv);
+      s[i][1] = _mm512_dpbusd_epi32(s[i][1], x1, wv);
+    }
+  }
+  for (i = 0; i < rows; ++i) {
+    _mm512_storeu_si512((void*)acc[i], s[i][0]);
+    _mm512_storeu_si512((void*)(acc[i] + 16), s[i][1]);
+  }
+}
+
+/* mlfk_s8_store for int8/uint8 outputs with contiguous columns (ocs == 1),
+ * 16 columns per step: the same fixed-point steps on vectors (64-bit
+ * products of the even and the odd lanes), then a masked narrowing store.
+ * A row with a left shift (shift > 0) or the multiplier INT32_MIN, and
+ * any other layout, go through the scalar code. */
+MLFK_TARGET("avx512f")
+MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
+                                  const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  int i, j;
+  if (a->mult == NULL || a->ocs != 1) {
+    mlfk_s8_store(a, r0, rows, c0, cols, acc);
+    return;
+  }
+  for (i = 0; i < rows; ++i) {
+    const int r = r0 + i;
+    const int32_t mult = a->mult[r], shift = a->shift[r];
+    uint8_t* o = (uint8_t*)a->out + (ptrdiff_t)r * a->ors + c0;
+    if (shift > 0 || mult == INT32_MIN) {
+      mlfk_s8_store(a, r, 1, c0, cols, (const int32_t(*)[MLFK_S8_TC])acc[i]);
+      continue;
+    }
+    {
+      const int e = shift < -31 ? 31 : -shift;
+      const __m512i m = _mm512_set1_epi64(mult), zero = _mm512_setzero_si512();
+      const __m512i nudge_pos = _mm512_set1_epi64((int64_t)1 << 30);
+      const __m512i nudge_neg = _mm512_set1_epi64(1 - ((int64_t)1 << 30));
+      const __m512i round_neg = _mm512_set1_epi64(((int64_t)1 << 31) - 1);
+      const __m512i mask = _mm512_set1_epi32((int32_t)(((uint32_t)1 << e) - 1u));
+      const __m512i half = _mm512_set1_epi32((int32_t)((((uint32_t)1 << e) - 1u) >> 1));
+      const __m512i one = _mm512_set1_epi32(1);
+      const __m128i count = _mm_cvtsi32_si128(e);
+      const __m512i qmin = _mm512_set1_epi32(INT32_MIN + 255), qmax = _mm512_set1_epi32(INT32_MAX - 255);
+      const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+      for (j = 0; j < cols; j += 16) {
+        const __mmask16 k = (__mmask16)(cols - j >= 16 ? 0xFFFF : (1u << (cols - j)) - 1u);
+        const __m512i v = _mm512_maskz_loadu_epi32(k, acc[i] + j);
+        __m512i ev = _mm512_mul_epi32(v, m), od = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), m);
+        __m512i x, rem, thr;
+        /* Rounding doubling high multiply: + nudge, then / 2^31 toward 0. */
+        ev = _mm512_add_epi64(ev, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(ev, zero), nudge_pos, nudge_neg));
+        od = _mm512_add_epi64(od, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(od, zero), nudge_pos, nudge_neg));
+        ev = _mm512_mask_add_epi64(ev, _mm512_cmplt_epi64_mask(ev, zero), ev, round_neg);
+        od = _mm512_mask_add_epi64(od, _mm512_cmplt_epi64_mask(od, zero), od, round_neg);
+        ev = _mm512_srai_epi64(ev, 31);
+        od = _mm512_srai_epi64(od, 31);
+        x = _mm512_mask_blend_epi32((__mmask16)0xAAAA, ev, _mm512_slli_epi64(od, 32));
+        /* Rounding right shift by e, ties away from zero. */
+        rem = _mm512_and_si512(x, mask);
+        thr = _mm512_mask_add_epi32(half, _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512()), half, one);
+        x = _mm512_sra_epi32(x, count);
+        x = _mm512_mask_add_epi32(x, _mm512_cmpgt_epi32_mask(rem, thr), x, one);
+        x = _mm512_min_epi32(_mm512_max_epi32(x, qmin), qmax);
+        x = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(x, zy), lo), hi);
+        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, x);
+      }
+    }
+  }
+}
+
+#endif /* MLFK_X86 */
+
+/* Stores a tile as variant `isa` does (the same bits as mlfk_s8_store). */
+MLFK_FN void mlfk_s8_store_isa(int isa, const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
+                               const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && __builtin_cpu_supports("avx512f")) {
+    mlfk_s8_store_avx512(a, r0, rows, c0, cols, acc);
+    return;
+  }
+#endif
+  (void)isa;
+  mlfk_s8_store(a, r0, rows, c0, cols, acc);
+}
+
+/* Whether this CPU runs variant `isa` of this family (as mlfk_isa_supported;
+ * avx512 without VNNI runs the AVX2 tile). */
+MLFK_FN void mlfk_s8_tile(int isa, const mlfk_gemm_s8_args* a, int r0, int rows, const uint8_t* x,
+                          int ldx, int cols, int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && mlfk_s8_has_vnni()) {
+    mlfk_s8_tile_vnni(a, r0, rows, x, ldx, cols, acc);
+    return;
+  }
+  if (isa != MLFK_ISA_PORTABLE) {
+    mlfk_s8_tile_avx2(a, r0, rows, x, ldx, cols, acc);
+    return;
+  }
+#endif
+  (void)isa;
+  mlfk_s8_tile_portable(a, r0, rows, x, ldx, cols, acc);
+}
+
+/* Columns [c0, c0 + n) of the output from their packed quads x (ldx
+ * columns per quad row, x's column 0 being output column c0). */
+MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8_t* x, int ldx, int c0, int n) {
+  int32_t acc[MLFK_S8_TR][MLFK_S8_TC];
+  int r, c;
+  for (c = 0; c < n; c += MLFK_S8_TC) {
+    const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
+    for (r = 0; r < a->m; r += MLFK_S8_TR) {
+      const int rows = a->m - r < MLFK_S8_TR ? a->m - r : MLFK_S8_TR;
+      mlfk_s8_tile(isa, a, r, rows, x + (ptrdiff_t)c * 4, ldx, cols, acc);
+      mlfk_s8_store_isa(isa, a, r, rows, c0 + c, cols, (const int32_t(*)[MLFK_S8_TC])acc);
+    }
+  }
+}
+
+/* ---- Gemm: out[r][c] over the rows c of a row-major activation ---- */
+
+/* Packs rows [c0, c0 + n) of the activation act (k bytes each, row stride
+ * lda; `is_signed`: int8, shifted to uint8) into quads with n columns. */
+MLFK_FN void mlfk_s8_pack_rows(const uint8_t* act, ptrdiff_t lda, int is_signed, int k, int c0, int n,
+                               uint8_t* MLFK_RESTRICT x) {
+  const int kqn = (k + 3) / 4;
+  const uint8_t flip = is_signed ? 0x80 : 0x00;
+  int c, kk;
+  for (c = 0; c < n; ++c) {
+    const uint8_t* row = act + (ptrdiff_t)(c0 + c) * lda;
+    for (kk = 0; kk < kqn * 4; ++kk) {
+      x[((ptrdiff_t)(kk >> 2) * n + c) * 4 + (kk & 3)] = kk < k ? (uint8_t)(row[kk] ^ flip) : 0;
+    }
+  }
+}
+
+typedef struct {
+  int isa, tasks, n;
+  const mlfk_gemm_s8_args* a;
+  const uint8_t* act;
+  ptrdiff_t lda;
+  int is_signed;
+  uint8_t* scratch;
+} mlfk_gemm_s8_job;
+
+MLFK_FN void mlfk_gemm_s8_task(void* arg, int32_t task) {
+  const mlfk_gemm_s8_job* j = (const mlfk_gemm_s8_job*)arg;
+  const ptrdiff_t kq4 = (ptrdiff_t)((j->a->k + 3) / 4) * 4;
+  int b, e;
+  mlfk_split(j->n, j->tasks, (int)task, &b, &e);
+  if (e <= b) return;
+  mlfk_s8_pack_rows(j->act, j->lda, j->is_signed, j->a->k, b, e - b, j->scratch + kq4 * b);
+  mlfk_gemm_s8_block(j->isa, j->a, j->scratch + kq4 * b, e - b, b, e - b);
+}
+
+/* Scratch bytes of mlfk_gemm_s8_exec: the activation's n rows as quads. */
+MLFK_FN size_t mlfk_gemm_s8_scratch(int n, int k) { return (size_t)n * (size_t)((k + 3) / 4) * 4; }
+
+/* The whole Gemm, n activation rows, variant `isa`, over `tasks` tasks. */
+MLFK_FN void mlfk_gemm_s8_run(int isa, const mlfk_exec* ex, int tasks, const mlfk_gemm_s8_args* a,
+                              const void* act, ptrdiff_t lda, int is_signed, int n, void* scratch) {
+  mlfk_gemm_s8_job j;
+  j.isa = isa;
+  j.tasks = tasks;
+  j.n = n;
+  j.a = a;
+  j.act = (const uint8_t*)act;
+  j.lda = lda;
+  j.is_signed = is_signed;
+  j.scratch = (uint8_t*)scratch;
+  mlfk_exec_run(ex, mlfk_gemm_s8_task, &j, tasks);
+}
+
+MLFK_FN void mlfk_gemm_s8_with(int isa, const mlfk_gemm_s8_args* a, const void* act, ptrdiff_t lda,
+                               int is_signed, int n, void* scratch) {
+  mlfk_gemm_s8_run(isa, NULL, 1, a, act, lda, is_signed, n, scratch);
+}
+
+/* For generated code: the run's variant, split by activation rows. */
+MLFK_FN void mlfk_gemm_s8_exec(const mlfk_exec* ex, const mlfk_gemm_s8_args* a, const void* act, ptrdiff_t lda,
+                               int is_signed, int n, void* scratch) {
+  mlfk_gemm_s8_run(mlfk_exec_isa(ex), ex, mlfk_exec_tasks(ex, (n + 7) / 8), a, act, lda, is_signed, n, scratch);
+}
+
+/* ---- 2-D NCHW convolution, one group, through im2col into quads ---- */
+
+typedef struct {
+  int c, h, w;        /* input channels, height, width */
+  int kh, kw, sh, sw, ph, pw, dh, dw;
+  int oh, ow;         /* output height, width */
+} mlfk_conv_s8_geom;
+
+/* Output pixels per im2col chunk (fewer when the image has fewer). */
+#define MLFK_CONV_S8_CHUNK 256
+
+/* Scratch bytes of mlfk_conv_s8_exec. */
+MLFK_FN size_t mlfk_conv_s8_scratch(const mlfk_conv_s8_geom* g) {
+  const int p = g->oh * g->ow;
+  const int chunk = p < MLFK_CONV_S8_CHUNK ? p : MLFK_CONV_S8_CHUNK;
+  return (size_t)chunk * (size_t)((g->c * g->kh * g->kw + 3) / 4) * 4;
+}
+
+/* The quads of output pixels [p0, p0 + n) of one image x (c planes). */
+MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int is_signed, uint8_t pad, int p0,
+                            int n, uint8_t* MLFK_RESTRICT x) {
+  const int k = g->c * g->kh * g->kw, kqn = (k + 3) / 4;
+  const uint8_t flip = is_signed ? 0x80 : 0x00;
+  int kk, i;
+  for (kk = 0; kk < kqn * 4; ++kk) {
+    uint8_t* dst = x + (ptrdiff_t)(kk >> 2) * n * 4 + (kk & 3);
+    if (kk >= k) {
+      for (i = 0; i < n; ++i) dst[i * 4] = 0;
+    } else {
+      const int ci = kk / (g->kh * g->kw), t = kk % (g->kh * g->kw);
+      const int dy = (t / g->kw) * g->dh - g->ph, dx = (t % g->kw) * g->dw - g->pw;
+      const uint8_t* plane = img + (ptrdiff_t)ci * g->h * g->w;
+      int oy = p0 / g->ow, ox = p0 % g->ow;
+      /* One output row at a time: the tap's input row is inside or not,
+       * and a column is inside when (unsigned)ix < w. */
+      for (i = 0; i < n;) {
+        const int run = g->ow - ox < n - i ? g->ow - ox : n - i;
+        const int iy = oy * g->sh + dy;
+        uint8_t* d = dst + (ptrdiff_t)i * 4;
+        int j;
+        if (iy < 0 || iy >= g->h) {
+          for (j = 0; j < run; ++j) d[j * 4] = pad;
+        } else {
+          const uint8_t* row = plane + (ptrdiff_t)iy * g->w;
+          int ix = ox * g->sw + dx;
+          for (j = 0; j < run; ++j, ix += g->sw) {
+            d[j * 4] = (unsigned)ix < (unsigned)g->w ? (uint8_t)(row[ix] ^ flip) : pad;
+          }
+        }
+        i += run;
+        ox = 0;
+        ++oy;
+      }
+    }
+  }
+}
+
+typedef struct {
+  int isa, tasks, chunk;
+  const mlfk_conv_s8_geom* g;
+  const mlfk_gemm_s8_args* a; /* ors = pixels per channel, ocs = 1, out at this image */
+  const uint8_t* img;
+  int is_signed;
+  uint8_t pad;
+  uint8_t* scratch;
+} mlfk_conv_s8_job;
+
+MLFK_FN void mlfk_conv_s8_task(void* arg, int32_t task) {
+  const mlfk_conv_s8_job* j = (const mlfk_conv_s8_job*)arg;
+  const int pixels = j->g->oh * j->g->ow;
+  const ptrdiff_t kq4 = (ptrdiff_t)((j->a->k + 3) / 4) * 4;
+  const int chunk = j->chunk / j->tasks;
+  uint8_t* x = j->scratch + kq4 * (ptrdiff_t)chunk * task;
+  int b, e, p;
+  mlfk_split(pixels, j->tasks, (int)task, &b, &e);
+  for (p = b; p < e; p += chunk) {
+    const int n = e - p < chunk ? e - p : chunk;
+    mlfk_s8_im2col(j->g, j->img, j->is_signed, j->pad, p, n, x);
+    mlfk_gemm_s8_block(j->isa, j->a, x, n, p, n);
+  }
+}
+
+/* The convolution of `batch` images x (NCHW) into out (NCHW, a->out); a's
+ * m rows are the output channels, k = c * kh * kw; zx_u is the input's zero
+ * point as uint8 (the padding value). */
+MLFK_FN void mlfk_conv_s8_run(int isa, const mlfk_exec* ex, int threads, const mlfk_conv_s8_geom* g,
+                              const mlfk_gemm_s8_args* a, const void* x, int is_signed, int zx_u, int batch,
+                              void* scratch) {
+  const int pixels = g->oh * g->ow;
+  const int chunk = pixels < MLFK_CONV_S8_CHUNK ? pixels : MLFK_CONV_S8_CHUNK;
+  /* Each task needs a slice of at least 4 pixels of the chunk. */
+  int tasks = threads < chunk / 4 ? threads : chunk / 4;
+  const size_t elem = a->mult ? 1 : 4;
+  int i;
+  mlfk_gemm_s8_args ai = *a;
+  mlfk_conv_s8_job j;
+  if (tasks < 1) tasks = 1;
+  ai.ors = pixels;
+  ai.ocs = 1;
+  j.isa = isa;
+  j.tasks = tasks;
+  j.chunk = chunk;
+  j.g = g;
+  j.a = &ai;
+  j.is_signed = is_signed;
+  j.pad = (uint8_t)zx_u;
+  j.scratch = (uint8_t*)scratch;
+  for (i = 0; i < batch; ++i) {
+    j.img = (const uint8_t*)x + (ptrdiff_t)i * g->c * g->h * g->w;
+    ai.out = (uint8_t*)a->out + (ptrdiff_t)i * a->m * pixels * (ptrdiff_t)elem;
+    mlfk_exec_run(ex, mlfk_conv_s8_task, &j, tasks);
+  }
+}
+
+MLFK_FN void mlfk_conv_s8_with(int isa, const mlfk_conv_s8_geom* g, const mlfk_gemm_s8_args* a, const void* x,
+                               int is_signed, int zx_u, int batch, void* scratch) {
+  mlfk_conv_s8_run(isa, NULL, 1, g, a, x, is_signed, zx_u, batch, scratch);
+}
+
+MLFK_FN void mlfk_conv_s8_exec(const mlfk_exec* ex, const mlfk_conv_s8_geom* g, const mlfk_gemm_s8_args* a,
+                               const void* x, int is_signed, int zx_u, int batch, void* scratch) {
+  mlfk_conv_s8_run(mlfk_exec_isa(ex), ex, mlfk_exec_tasks(ex, 1 << 30), g, a, x, is_signed, zx_u, batch,
+                   scratch);
+}
+
+#endif /* MLF_KERNEL_GEMM_S8_H_ */
