@@ -27,6 +27,10 @@ const std::vector<OpDef>& Table() {
     RegisterMathOps(t);
     RegisterCompareOps(t);
     RegisterArithOps(t);
+    RegisterExpandOps(t);
+    RegisterGenerateOps(t);
+    RegisterSelectOps(t);
+    RegisterLayerNormOps(t);
     return t;
   }();
   return *table;
