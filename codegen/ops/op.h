@@ -121,6 +121,8 @@ void RegisterExpandOps(std::vector<OpDef>* table);
 void RegisterGenerateOps(std::vector<OpDef>* table);
 void RegisterSelectOps(std::vector<OpDef>* table);
 void RegisterLayerNormOps(std::vector<OpDef>* table);
+void RegisterScatterOps(std::vector<OpDef>* table);
+void RegisterNormalizeOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

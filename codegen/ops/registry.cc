@@ -31,6 +31,8 @@ const std::vector<OpDef>& Table() {
     RegisterGenerateOps(t);
     RegisterSelectOps(t);
     RegisterLayerNormOps(t);
+    RegisterScatterOps(t);
+    RegisterNormalizeOps(t);
     return t;
   }();
   return *table;
