@@ -117,6 +117,12 @@ void RegisterQLinearOps(std::vector<OpDef>* table);
 void RegisterMathOps(std::vector<OpDef>* table);
 void RegisterCompareOps(std::vector<OpDef>* table);
 void RegisterArithOps(std::vector<OpDef>* table);
+void RegisterExpandOps(std::vector<OpDef>* table);
+void RegisterGenerateOps(std::vector<OpDef>* table);
+void RegisterSelectOps(std::vector<OpDef>* table);
+void RegisterLayerNormOps(std::vector<OpDef>* table);
+void RegisterScatterOps(std::vector<OpDef>* table);
+void RegisterNormalizeOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -1,16 +1,24 @@
-// Reductions: ReduceSum, ReduceMean, ReduceMax in their canonical form (axes
-// as an optional constant integer input 1; attributes keepdims, default 1,
-// and noop_with_empty_axes, default 0; negative axes count from the back).
+// Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
+// ReduceSumSquare, ReduceL1 (every numeric dtype) and ReduceL2, ReduceLogSum,
+// ReduceLogSumExp (float32, float64) in their canonical form (axes as an
+// optional constant integer input 1, which the front end makes of the
+// attribute of older opsets; attributes keepdims, default 1, and
+// noop_with_empty_axes, default 0; negative axes count from the back).
 //
 // Results (evaluate() and the generated C agree):
 //   - empty axes: every axis is reduced, or with noop_with_empty_axes=1 the
 //     input is copied unchanged;
-//   - an empty reduction gives 0 for ReduceSum, -inf (floats) or the type's
-//     minimum (integers) for ReduceMax, NaN (floats) or 0 (integers) for
+//   - an empty reduction gives 0 for ReduceSum, ReduceSumSquare, ReduceL1 and
+//     ReduceL2, 1 for ReduceProd, -inf for ReduceLogSum and ReduceLogSumExp,
+//     -inf (floats) or the type's minimum (integers) for ReduceMax, +inf or
+//     the type's maximum for ReduceMin, NaN (floats) or 0 (integers) for
 //     ReduceMean (ONNX leaves it undefined);
-//   - ReduceMax propagates NaN (numpy);
-//   - integer ReduceSum wraps modulo 2^bits; integer ReduceMean sums in 64
-//     bits and truncates the quotient toward zero.
+//   - ReduceMax and ReduceMin propagate NaN (numpy);
+//   - integer ReduceSum, ReduceProd, ReduceSumSquare and ReduceL1 wrap modulo
+//     2^bits (|INT_MIN| is INT_MIN); integer ReduceMean sums in 64 bits and
+//     truncates the quotient toward zero;
+//   - ReduceLogSumExp is max + log(sum(exp(x - max))) (no overflow), and the
+//     maximum itself when that is infinite.
 // evaluate() accumulates floats in double; the generated code accumulates in
 // the element type and walks the input once, contiguously, in C order, so
 // reducing leading axes gives a vectorisable innermost loop over the kept
@@ -26,13 +34,23 @@
 namespace mlf::ops {
 namespace {
 
-enum class Kind { kSum, kMean, kMax };
+enum class Kind { kSum, kMean, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
 Kind KindOf(const std::string& op) {
   if (op == "ReduceSum") return Kind::kSum;
   if (op == "ReduceMean") return Kind::kMean;
+  if (op == "ReduceMin") return Kind::kMin;
+  if (op == "ReduceProd") return Kind::kProd;
+  if (op == "ReduceSumSquare") return Kind::kSumSquare;
+  if (op == "ReduceL1") return Kind::kL1;
+  if (op == "ReduceL2") return Kind::kL2;
+  if (op == "ReduceLogSum") return Kind::kLogSum;
+  if (op == "ReduceLogSumExp") return Kind::kLogSumExp;
   return Kind::kMax;
 }
+
+// The kinds whose result is a float function of a sum: float dtypes only.
+bool FloatOnly(Kind kind) { return kind == Kind::kL2 || kind == Kind::kLogSum || kind == Kind::kLogSumExp; }
 
 struct Plan {
   std::vector<int64_t> in_shape;
@@ -104,7 +122,7 @@ Result<Plan> MakePlan(const ir::Node& node, const std::vector<int64_t>& in_shape
 Status Infer(const ir::Node& node, ir::Graph& graph) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 1, 2));
   const ir::Value& x = graph.value(node.inputs[0]);
-  MLF_RETURN_IF_ERROR(CheckDType(node, x.dtype, kNumericDTypes, "input data"));
+  MLF_RETURN_IF_ERROR(CheckDType(node, x.dtype, FloatOnly(KindOf(node.op)) ? kFloatDTypes : kNumericDTypes, "input data"));
   const ir::HostTensor* axes = nullptr;
   if (node.HasInput(1)) {
     const ir::Value& a = graph.value(node.inputs[1]);
@@ -114,6 +132,29 @@ Status Infer(const ir::Node& node, ir::Graph& graph) {
   MLF_ASSIGN_OR_RETURN(Plan plan, MakePlan(node, x.shape, axes));
   SetOutput(node, graph, 0, x.dtype, plan.out_shape);
   return Status::Ok();
+}
+
+// The accumulator's start value (integers: of the 64-bit accumulator).
+template <typename A, typename X>
+A InitialValue(Kind kind) {
+  if constexpr (std::is_floating_point_v<X>) {
+    if (kind == Kind::kMax) return static_cast<A>(-INFINITY);
+    if (kind == Kind::kMin) return static_cast<A>(INFINITY);
+  } else {
+    if (kind == Kind::kMax) return static_cast<A>(std::numeric_limits<X>::min());
+    if (kind == Kind::kMin) return static_cast<A>(std::numeric_limits<X>::max());
+  }
+  return kind == Kind::kProd ? 1 : 0;
+}
+
+// |v| modulo 2^64 (|INT_MIN| wraps to INT_MIN once truncated to X).
+template <typename X>
+uint64_t Magnitude(X v) {
+  if constexpr (std::is_signed_v<X>) {
+    return v < 0 ? 0 - static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
+  } else {
+    return static_cast<uint64_t>(v);
+  }
 }
 
 template <typename X>
@@ -128,29 +169,55 @@ void Reduce(Kind kind, const Plan& plan, const ir::HostTensor& in, ir::HostTenso
   const LoopNest nest = LoopNest::Collapse(plan.in_shape, {ContiguousStrides(plan.in_shape), plan.OutStrides()});
   const auto offsets = nest.Offsets();
   if constexpr (std::is_floating_point_v<X>) {
-    std::vector<double> acc(n_out, kind == Kind::kMax ? -INFINITY : 0.0);
+    // LogSumExp: the maximum first, then the sum about it.
+    std::vector<double> max(n_out, -INFINITY);
+    if (kind == Kind::kLogSumExp) {
+      for (size_t it = 0; it < offsets[0].size(); ++it) {
+        const double v = x[offsets[0][it]];
+        double& m = max[offsets[1][it]];
+        if (v > m || std::isnan(v)) m = v;
+      }
+    }
+    std::vector<double> acc(n_out, InitialValue<double, X>(kind));
     for (size_t it = 0; it < offsets[0].size(); ++it) {
       const double v = x[offsets[0][it]];
       double& a = acc[offsets[1][it]];
-      if (kind == Kind::kMax) {
-        if (v > a || std::isnan(v)) a = v;
-      } else {
-        a += v;
+      switch (kind) {
+        case Kind::kMax: if (v > a || std::isnan(v)) a = v; break;
+        case Kind::kMin: if (v < a || std::isnan(v)) a = v; break;
+        case Kind::kProd: a *= v; break;
+        case Kind::kSumSquare:
+        case Kind::kL2: a += v * v; break;
+        case Kind::kL1: a += std::fabs(v); break;
+        case Kind::kLogSumExp: a += std::exp(v - max[offsets[1][it]]); break;
+        default: a += v; break;
       }
     }
     for (uint64_t i = 0; i < n_out; ++i) {
-      y[i] = static_cast<X>(kind == Kind::kMean ? acc[i] / static_cast<double>(plan.count) : acc[i]);
+      double v = acc[i];
+      if (kind == Kind::kMean) v /= static_cast<double>(plan.count);
+      if (kind == Kind::kL2) v = std::sqrt(v);
+      if (kind == Kind::kLogSum) v = std::log(v);
+      if (kind == Kind::kLogSumExp) v = std::isinf(max[i]) || std::isnan(max[i]) ? max[i] : max[i] + std::log(v);
+      y[i] = static_cast<X>(v);
     }
   } else {
     using Acc = std::conditional_t<std::is_signed_v<X>, int64_t, uint64_t>;
-    std::vector<Acc> acc(n_out, kind == Kind::kMax ? static_cast<Acc>(std::numeric_limits<X>::min()) : 0);
+    // Wrapping arithmetic: computed on uint64_t, exact modulo 2^bits.
+    auto wrap = [](uint64_t v) { return static_cast<Acc>(v); };
+    std::vector<Acc> acc(n_out, InitialValue<Acc, X>(kind));
     for (size_t it = 0; it < offsets[0].size(); ++it) {
       const X v = x[offsets[0][it]];
+      const auto u = static_cast<uint64_t>(static_cast<Acc>(v));
       Acc& a = acc[offsets[1][it]];
-      if (kind == Kind::kMax) {
-        if (v > a) a = v;
-      } else {
-        a = static_cast<Acc>(static_cast<uint64_t>(a) + static_cast<uint64_t>(static_cast<Acc>(v)));
+      const auto au = static_cast<uint64_t>(a);
+      switch (kind) {
+        case Kind::kMax: if (v > a) a = v; break;
+        case Kind::kMin: if (v < a) a = v; break;
+        case Kind::kProd: a = wrap(au * u); break;
+        case Kind::kSumSquare: a = wrap(au + u * u); break;
+        case Kind::kL1: a = wrap(au + Magnitude(v)); break;
+        default: a = wrap(au + u); break;
       }
     }
     for (uint64_t i = 0; i < n_out; ++i) {
@@ -194,11 +261,71 @@ bool MeanNeedsScratch(Kind kind, DType dtype, const Plan& plan) {
          Elements(plan.out_shape) > 0;
 }
 
+// ReduceLogSumExp keeps the maximum in the output and the sum about it in
+// the scratch buffer (one element per output).
+bool LogSumExpNeedsScratch(Kind kind, const Plan& plan) {
+  return kind == Kind::kLogSumExp && !plan.copy && Elements(plan.out_shape) > 0;
+}
+
 uint64_t Scratch(const ir::Node& node, const ir::Graph& graph) {
   Result<Plan> plan = PlanOf(node, graph);
   if (!plan.ok()) return 0;
   const DType dtype = graph.value(node.inputs[0]).dtype;
-  return MeanNeedsScratch(KindOf(node.op), dtype, *plan) ? Elements(plan->out_shape) * 8 : 0;
+  const Kind kind = KindOf(node.op);
+  if (LogSumExpNeedsScratch(kind, *plan)) return Elements(plan->out_shape) * DTypeSize(dtype);
+  return MeanNeedsScratch(kind, dtype, *plan) ? Elements(plan->out_shape) * 8 : 0;
+}
+
+// The accumulator's start value as C text.
+std::string InitialValueC(Kind kind, DType d, const Plan& plan, bool wide) {
+  const std::string bits = std::to_string(DTypeBits(d));
+  switch (kind) {
+    case Kind::kMax:
+    case Kind::kLogSumExp:  // its first pass takes the maximum
+      return IsFloatDType(d) ? CLiteral(d, -INFINITY) : IsSignedIntDType(d) ? "INT" + bits + "_MIN" : "0";
+    case Kind::kMin:
+      return IsFloatDType(d) ? CLiteral(d, INFINITY) : IsSignedIntDType(d) ? "INT" + bits + "_MAX" : "UINT" + bits + "_MAX";
+    case Kind::kProd: return CLiteral(d, 1);
+    case Kind::kMean:
+      if (plan.count == 0) return IsFloatDType(d) ? CLiteral(d, NAN) : "0";
+      return wide ? "0" : CLiteral(d, 0);
+    default: return CLiteral(d, 0);
+  }
+}
+
+// The statement folding element `x` into accumulator `a`.
+std::string UpdateC(Kind kind, DType d, const std::string& a, const std::string& x, bool wide) {
+  const std::string t = CType(d);
+  const bool real = IsFloatDType(d);
+  if (kind == Kind::kMax || kind == Kind::kMin || kind == Kind::kLogSumExp) {
+    const std::string cmp = kind == Kind::kMin ? " < " : " > ";
+    if (real) return "const " + t + " v = " + x + ";\n" + a + " = (v" + cmp + a + " || v != v) ? v : " + a + ";";
+    return "const " + t + " v = " + x + ";\n" + a + " = v" + cmp + a + " ? v : " + a + ";";
+  }
+  if (real) {
+    switch (kind) {
+      case Kind::kProd: return a + " *= " + x + ";";
+      case Kind::kSumSquare:
+      case Kind::kL2: return "const " + t + " v = " + x + ";\n" + a + " += v * v;";
+      case Kind::kL1: return a + " += " + MathFn(d, "fabs") + "(" + x + ");";
+      default: return a + " += " + x + ";";
+    }
+  }
+  if (wide) {
+    if (!IsSignedIntDType(d)) return a + " += " + x + ";";
+    return a + " = (int64_t)((uint64_t)" + a + " + (uint64_t)" + x + ");";
+  }
+  const std::string w = WrapCType(d);
+  const std::string v = "(" + w + ")" + x;
+  switch (kind) {
+    case Kind::kProd: return a + " = (" + t + ")((" + w + ")" + a + " * " + v + ");";
+    case Kind::kSumSquare: return "const " + w + " v = " + v + ";\n" + a + " = (" + t + ")((" + w + ")" + a + " + v * v);";
+    case Kind::kL1:
+      if (!IsSignedIntDType(d)) return a + " = (" + t + ")((" + w + ")" + a + " + " + v + ");";
+      return "const " + t + " v = " + x + ";\n" + a + " = (" + t + ")((" + w + ")" + a + " + (v < 0 ? (" + w +
+             ")0 - (" + w + ")v : (" + w + ")v));";
+    default: return a + " = (" + t + ")((" + w + ")" + a + " + " + v + ");";
+  }
 }
 
 Status Emit(const EmitContext& ctx, std::string* body) {
@@ -222,50 +349,39 @@ Status Emit(const EmitContext& ctx, std::string* body) {
   const std::string acc_t = IsSignedIntDType(d) ? "int64_t" : "uint64_t";
   const std::string acc = wide ? "acc" : "out0";
   if (wide) s += "  " + acc_t + "* restrict acc = (" + acc_t + "*)scratch;\n";
-
-  // Initial values.
-  std::string init;
-  if (kind == Kind::kMax) {
-    init = IsFloatDType(d) ? CLiteral(d, -INFINITY)
-           : IsSignedIntDType(d) ? "INT" + std::to_string(DTypeBits(d)) + "_MIN"
-                                 : "0";
-  } else if (kind == Kind::kMean && plan.count == 0) {
-    init = IsFloatDType(d) ? CLiteral(d, NAN) : "0";
-  } else {
-    init = wide ? "0" : CLiteral(d, 0);
-  }
-  s += "  for (size_t i = 0; i < " + std::to_string(n_out) + "; ++i) " + acc + "[i] = " + init + ";\n";
+  const std::string loop = "  for (size_t i = 0; i < " + std::to_string(n_out) + "; ++i) ";
+  s += loop + acc + "[i] = " + InitialValueC(kind, d, plan, wide) + ";\n";
   if (n_in == 0) {
     s += "  (void)in0;\n";
+    if (kind == Kind::kLogSum) s += loop + "out0[i] = " + CLiteral(d, -INFINITY) + ";\n";
+    if (LogSumExpNeedsScratch(kind, plan)) s += "  (void)scratch;\n";
     return Status::Ok();
   }
 
   const LoopNest nest = LoopNest::Collapse(plan.in_shape, {ContiguousStrides(plan.in_shape), plan.OutStrides()});
   s += nest.Emit([&](const std::vector<std::string>& index) {
-    const std::string x = "in0[" + index[0] + "]";
-    const std::string a = acc + "[" + index[1] + "]";
-    if (kind == Kind::kMax) {
-      if (IsFloatDType(d)) return "const " + t + " v = " + x + ";\n" + a + " = (v > " + a + " || v != v) ? v : " + a + ";";
-      return "const " + t + " v = " + x + ";\n" + a + " = v > " + a + " ? v : " + a + ";";
-    }
-    if (IsFloatDType(d)) return a + " += " + x + ";";
-    if (wide) {
-      if (acc_t == "uint64_t") return a + " += " + x + ";";
-      return a + " = (int64_t)((uint64_t)" + a + " + (uint64_t)" + x + ");";
-    }
-    const std::string w = WrapCType(d);
-    return a + " = (" + t + ")((" + w + ")" + a + " + (" + w + ")" + x + ");";
+    return UpdateC(kind, d, acc + "[" + index[1] + "]", "in0[" + index[0] + "]", wide);
   });
 
-  if (kind == Kind::kMean && plan.count > 1) {
-    const std::string loop = "  for (size_t i = 0; i < " + std::to_string(n_out) + "; ++i) ";
+  if (kind == Kind::kLogSumExp) {
+    s += "  " + t + "* restrict sum = (" + t + "*)scratch;\n";
+    s += loop + "sum[i] = 0;\n";
+    s += nest.Emit([&](const std::vector<std::string>& index) {
+      return "sum[" + index[1] + "] += " + MathFn(d, "exp") + "(in0[" + index[0] + "] - out0[" + index[1] + "]);";
+    });
+    s += loop + "{\n    const " + t + " m = out0[i];\n";
+    s += "    /* An infinite or NaN maximum is the result (inf - inf would give NaN). */\n";
+    s += "    if (m - m == 0) out0[i] = m + " + MathFn(d, "log") + "(sum[i]);\n  }\n";
+  } else if (kind == Kind::kL2 || kind == Kind::kLogSum) {
+    s += loop + "out0[i] = " + MathFn(d, kind == Kind::kL2 ? "sqrt" : "log") + "(out0[i]);\n";
+  } else if (kind == Kind::kMean && plan.count > 1) {
     if (IsFloatDType(d)) {
       s += loop + "out0[i] = out0[i] / " + CLiteral(d, static_cast<double>(plan.count)) + ";\n";
     } else {
       s += loop + "out0[i] = (" + t + ")(acc[i] / " + std::to_string(plan.count) + ");\n";
     }
   } else if (wide) {
-    s += "  for (size_t i = 0; i < " + std::to_string(n_out) + "; ++i) out0[i] = (" + t + ")acc[i];\n";
+    s += loop + "out0[i] = (" + t + ")acc[i];\n";
   }
   return Status::Ok();
 }
@@ -273,7 +389,8 @@ Status Emit(const EmitContext& ctx, std::string* body) {
 }  // namespace
 
 void RegisterReduceOps(std::vector<OpDef>* table) {
-  for (const char* name : {"ReduceSum", "ReduceMean", "ReduceMax"}) {
+  for (const char* name : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+                           "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
     table->push_back(OpDef{name, Infer, Evaluate, Emit, nullptr, Scratch, false});
   }
 }

@@ -245,5 +245,88 @@ TEST(ReduceGenerated, EveryDType) {
   batch.Run();
 }
 
+// ---------------------------------------------------------------------------
+// ReduceMin, ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum,
+// ReduceLogSumExp
+
+std::vector<double> Rounded(std::vector<double> v, double unit) {
+  for (double& x : v) x = std::round(x / unit) * unit;
+  return v;
+}
+
+TEST(ReduceEvaluate, DocumentationExamplesOfTheOtherReductions) {
+  const HostTensor a = MakeTensor(DType::kFloat32, {3, 2, 2}, {5, 1, 20, 2, 30, 1, 40, 2, 55, 1, 60, 2});
+  const HostTensor b = MakeTensor(DType::kFloat32, {3, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  Shape shape;
+  EXPECT_EQ(Eval("ReduceMin", a, {true, {1}, 1}, &shape), (std::vector<double>{5, 1, 30, 1, 55, 1}));
+  EXPECT_EQ(shape, (Shape{3, 1, 2}));
+  EXPECT_EQ(Eval("ReduceProd", b, {true, {1}, 1}), (std::vector<double>{3, 8, 35, 48, 99, 120}));
+  EXPECT_EQ(Eval("ReduceSumSquare", b, {true, {1}, 1}), (std::vector<double>{10, 20, 74, 100, 202, 244}));
+  EXPECT_EQ(Eval("ReduceL1", b, {true, {2}, 1}, &shape), (std::vector<double>{3, 7, 11, 15, 19, 23}));
+  EXPECT_EQ(shape, (Shape{3, 2, 1}));
+  EXPECT_EQ(Rounded(Eval("ReduceL2", b, {true, {2}, 0}, &shape), 1e-3),
+            Rounded({2.2360679, 5, 7.8102497, 10.630146, 13.453624, 16.278820}, 1e-3));
+  EXPECT_EQ(shape, (Shape{3, 2}));
+  EXPECT_EQ(Rounded(Eval("ReduceLogSum", b, {false, {}}), 1e-4), Rounded({std::log(78.0)}, 1e-4));
+  const HostTensor a64 = MakeTensor(DType::kFloat64, {3, 2, 2}, {5, 1, 20, 2, 30, 1, 40, 2, 55, 1, 60, 2});
+  EXPECT_EQ(Rounded(Eval("ReduceLogSumExp", a64, {true, {1}, 1}), 1e-6),
+            Rounded({20., 2.31326169, 40.00004539, 2.31326169, 60.00671535, 2.31326169}, 1e-6));
+  // No overflow where exp(x) alone would.
+  EXPECT_EQ(Rounded(Eval("ReduceLogSumExp", MakeTensor(DType::kFloat32, {2}, {1000, 1000}), {false, {}}), 1e-3),
+            Rounded({1000 + std::log(2.0)}, 1e-3));
+}
+
+TEST(ReduceEvaluate, EmptyAndSpecialValuesOfTheOtherReductions) {
+  const HostTensor empty = HostTensor::Zeros(DType::kFloat32, {2, 0});
+  const double inf = INFINITY;
+  EXPECT_EQ(Eval("ReduceMin", empty, {true, {1}, 0}), (std::vector<double>{inf, inf}));
+  EXPECT_EQ(Eval("ReduceProd", empty, {true, {1}, 0}), (std::vector<double>{1, 1}));
+  EXPECT_EQ(Eval("ReduceL2", empty, {true, {1}, 0}), (std::vector<double>{0, 0}));
+  EXPECT_EQ(Eval("ReduceLogSum", empty, {true, {1}, 0}), (std::vector<double>{-inf, -inf}));
+  EXPECT_EQ(Eval("ReduceLogSumExp", empty, {true, {1}, 0}), (std::vector<double>{-inf, -inf}));
+  EXPECT_EQ(Eval("ReduceMin", HostTensor::Zeros(DType::kInt16, {0}), {true, {0}, 0}), (std::vector<double>{32767}));
+  const std::vector<double> lse =
+      Eval("ReduceLogSumExp", MakeTensor(DType::kFloat32, {3, 2}, {inf, 1, -inf, -inf, NAN, 0}), {true, {1}, 0});
+  ASSERT_EQ(lse.size(), 3u);
+  EXPECT_EQ(lse[0], inf);
+  EXPECT_EQ(lse[1], -inf);
+  EXPECT_TRUE(std::isnan(lse[2]));
+  EXPECT_TRUE(std::isnan(Eval("ReduceMin", MakeTensor(DType::kFloat32, {3}, {1, NAN, 0}), {false, {}})[0]));
+  // Integers wrap: int8 100 * 3 = 300 = 44 (mod 256); |-128| is -128; 16 * 16 = 256 = 0.
+  EXPECT_EQ(Eval("ReduceProd", MakeTensor(DType::kInt8, {2}, {100, 3}), {false, {}}), (std::vector<double>{44}));
+  EXPECT_EQ(Eval("ReduceL1", MakeTensor(DType::kInt8, {2}, {-128, 0}), {false, {}}), (std::vector<double>{-128}));
+  EXPECT_EQ(Eval("ReduceSumSquare", MakeTensor(DType::kUInt8, {1}, {16}), {false, {}}), (std::vector<double>{0}));
+}
+
+TEST(ReduceGenerated, TheOtherReductions) {
+  const std::pair<Shape, Options> layouts[] = {
+      {{3, 4, 5}, {true, {0, 2}, 0}}, {{3, 4, 5}, {true, {-1}}}, {{2, 3, 2, 4}, {false, {}}},
+      {{}, {false, {}}},              {{3, 0}, {true, {1}}},      {{2, 3}, {true, {}, 1, 1}},
+  };
+  Batch batch;
+  uint64_t seed = 300;
+  for (const char* op : {"ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1"}) {
+    for (DType d : {DType::kFloat32, DType::kFloat64, DType::kInt8, DType::kInt32, DType::kUInt16, DType::kInt64,
+                    DType::kUInt64}) {
+      for (const auto& [shape, o] : layouts) AddGenerated(batch, op, d, shape, o, seed++);
+    }
+  }
+  for (const char* op : {"ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
+    for (DType d : {DType::kFloat32, DType::kFloat64}) {
+      for (const auto& [shape, o] : layouts) AddGenerated(batch, op, d, shape, o, seed++);
+    }
+  }
+  batch.Run();
+}
+
+TEST(ReduceInfer, TheFloatOnlyReductionsRefuseIntegers) {
+  EXPECT_EQ(InferError("ReduceL2", {3}, {false, {}}, DType::kInt32).message(),
+            "node 'n0' (ReduceL2): input data has dtype int32; supported: float32, float64");
+  EXPECT_EQ(InferError("ReduceLogSumExp", {3}, {false, {}}, DType::kUInt8).message(),
+            "node 'n0' (ReduceLogSumExp): input data has dtype uint8; supported: float32, float64");
+  EXPECT_EQ(InferError("ReduceMin", {3}, {true, {1}}).message(),
+            "node 'n0' (ReduceMin): axis 1 is out of range for rank 1 (expected -1 to 0)");
+}
+
 }  // namespace
 }  // namespace mlf::ops::testing

@@ -27,6 +27,12 @@ const std::vector<OpDef>& Table() {
     RegisterMathOps(t);
     RegisterCompareOps(t);
     RegisterArithOps(t);
+    RegisterExpandOps(t);
+    RegisterGenerateOps(t);
+    RegisterSelectOps(t);
+    RegisterLayerNormOps(t);
+    RegisterScatterOps(t);
+    RegisterNormalizeOps(t);
     return t;
   }();
   return *table;
