@@ -90,7 +90,8 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
     MLF_ASSIGN_OR_RETURN(foreign_kinds, foreign->Prepare(&input.metadata, platform, provision));
   }
   MLF_ASSIGN_OR_RETURN(SampleInputs samples,
-                       ReadSampleInputs(input.metadata, options.sample_inputs));
+                       ReadSampleInputs(input.metadata, options.sample_inputs,
+                                        options.quantize_sample_inputs));
   MLF_ASSIGN_OR_RETURN(ProjectPlan plan, PlanProject(input, platform, std::move(samples),
                                                      BaseName(archive), foreign_kinds,
                                                      foreign));

@@ -36,6 +36,8 @@ struct ProjectOptions {
   // The target when set (ResolveBoard, platform.h: --board), else `platform`.
   std::optional<Platform> target;
   std::vector<SampleInputSpec> sample_inputs;  // sample_input.h
+  // --quantize-inputs: float32 samples of quantized inputs are quantized.
+  bool quantize_sample_inputs = false;
   VerifyOptions verify;                        // signature policy and reader limits
   // Modules of a foreign archive (TVM's: tvm_wing::FirmwareModules() of the
   // TVM wing, tvm/tvm.h), through the seam of foreign_project.h; its format

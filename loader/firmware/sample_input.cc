@@ -3,6 +3,7 @@
 #include "artifact/format/c_name.h"
 #include "artifact/format/dtype.h"
 #include "artifact/format/npy.h"
+#include "artifact/format/quantized_values.h"
 
 namespace mlf::firmware {
 namespace {
@@ -72,6 +73,31 @@ Status CheckArray(const TensorInfo& input, const NpyArray& array) {
   return Status::Ok();
 }
 
+// A float32 array for an integer input: quantized when asked and possible,
+// else an error saying what would make it work.
+Status QuantizeSample(const TensorInfo& input, DType dtype, bool quantize, NpyArray& array) {
+  const std::string prefix =
+      std::string("the .npy file holds float32, the input is ") + DTypeName(dtype);
+  const bool quantized = input.quantization.has_value() && IsQuantizedDType(dtype);
+  if (!quantized) {
+    return InvalidArgument(prefix + (quantize ? " and the archive records no scale and zero point "
+                                                "for it, so --quantize-inputs cannot quantize it"
+                                              : ""));
+  }
+  if (!quantize) {
+    return InvalidArgument(prefix + " (" + DescribeQuantization(*input.quantization) +
+                           "): pass --quantize-inputs to quantize float data with them");
+  }
+  if (array.shape != input.shape) {
+    return InvalidArgument("the .npy file has shape " + FormatShape(array.shape) +
+                           ", the input has shape " + FormatShape(input.shape));
+  }
+  MLF_ASSIGN_OR_RETURN(array.data,
+                       QuantizeFloat32(array.data, input.shape, dtype, *input.quantization));
+  array.dtype = dtype;
+  return Status::Ok();
+}
+
 std::string BaseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -80,7 +106,7 @@ std::string BaseName(const std::string& path) {
 }  // namespace
 
 Result<SampleInputs> ReadSampleInputs(const Metadata& metadata,
-                                      const std::vector<SampleInputSpec>& specs) {
+                                      const std::vector<SampleInputSpec>& specs, bool quantize) {
   SampleInputs samples;
   for (const SampleInputSpec& spec : specs) {
     const std::string context = "sample input '" + spec.name + "'";
@@ -88,9 +114,15 @@ Result<SampleInputs> ReadSampleInputs(const Metadata& metadata,
     if (!ref.ok()) return ref.status().WithContext(context);
     if (samples.count(*ref)) return InvalidArgument(context + ": this input was given twice");
     const TensorInfo& input = metadata.modules.at(ref->first).inputs[ref->second];
-    Result<NpyArray> array = ReadNpyFile(spec.path, input.size_bytes + (1 << 20));
+    // A float32 file for an int8 input is 4x the input's size.
+    Result<NpyArray> array = ReadNpyFile(spec.path, 4 * input.size_bytes + (1 << 20));
     if (!array.ok()) return array.status().WithContext(context);
-    Status matches = CheckArray(input, *array);
+    Status matches = Status::Ok();
+    Result<DType> dtype = input.dtype.Known();
+    if (dtype.ok() && array->dtype == DType::kFloat32 && *dtype != DType::kFloat32) {
+      matches = QuantizeSample(input, *dtype, quantize, *array);
+    }
+    if (matches.ok()) matches = CheckArray(input, *array);
     if (!matches.ok()) return matches.WithContext(context + " (" + spec.path + ")");
     samples[*ref] = SampleData{std::move(array->data), BaseName(spec.path)};
   }

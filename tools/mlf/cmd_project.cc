@@ -20,6 +20,7 @@ constexpr char kUsage[] =
     "usage: mlf project ARCHIVE -o DIR [--platform host|mps2-an385|mps2-an386|mps2-an500]\n"
     "                   [--board NAME|FILE.yaml]\n"
     "                   [--build-system make|cmake] [--sample-input NAME=FILE.npy]...\n"
+    "                   [--quantize-inputs]\n"
     "                   [--vendor-source NAME=DIR]...\n"
     "                   [--build] [--run] [--key NAME.pub] [--require-signature] [--json]\n\n"
     "Turns an mlfkit archive into a standalone C project in DIR: a Makefile and a\n"
@@ -48,6 +49,8 @@ constexpr char kUsage[] =
     "                           project always has both)\n"
     "  --sample-input NAME=F    the input NAME (raw or C name, MODULE.NAME when several\n"
     "                           modules have one) starts as the .npy file F; others as zeros\n"
+    "  --quantize-inputs        a float32 sample for a quantized (e.g. int8) input is\n"
+    "                           quantized with the input's scale and zero point\n"
     "  --vendor-source NAME=DIR a vendor library the archive's code includes (CMSIS-NN,\n"
     "                           ESP-DL, ...): every *.c under DIR is compiled with the\n"
     "                           model, *.c and *.h are copied to vendor/NAME/, whose\n"
@@ -76,6 +79,7 @@ Result<firmware::ProjectOptions> Options(const ParsedArgs& args, const firmware:
     MLF_ASSIGN_OR_RETURN(auto pair, SplitAssignment("sample-input", assignment));
     options.sample_inputs.push_back({pair.first, pair.second});
   }
+  options.quantize_sample_inputs = args.Has("quantize-inputs");
   for (const std::string& value : args.GetAll("vendor-source")) {
     MLF_ASSIGN_OR_RETURN(firmware::VendorSourceSpec spec, firmware::ParseVendorSourceFlag(value));
     options.vendor_sources.push_back(spec);
@@ -176,6 +180,7 @@ std::vector<FlagSpec> ProjectFlags() {
       {"output", true, false, "o"},      {"platform", true, false, ""},
       {"board", true, false, ""},
       {"build-system", true, false, ""}, {"sample-input", true, true, ""},
+      {"quantize-inputs", false, false, ""},
       {"vendor-source", true, true, ""},
       {"build", false, false, ""},       {"run", false, false, ""},
       {"json", false, false, ""}};

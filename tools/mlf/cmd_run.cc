@@ -20,7 +20,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: mlf run ARCHIVE [--module M] [--input NAME=FILE.npy]... [--random-inputs SEED]\n"
     "               [--output-dir DIR] [--expect-dir DIR | --expect NAME=FILE.npy...]\n"
-    "               [--rtol R] [--atol A] [--threads T] [--isa NAME]\n"
+    "               [--rtol R] [--atol A] [--quantize-inputs] [--dequantize-outputs]\n"
+    "               [--threads T] [--isa NAME]\n"
     "               [--key NAME.pub] [--require-signature] [--json]\n\n"
     "Loads ARCHIVE with the host loader (verified before any code is loaded), runs\n"
     "one module once and prints each output's shape and a summary of its values.\n\n"
@@ -36,6 +37,11 @@ constexpr char kUsage[] =
     "                        repeated, once per output; outputs not named are not\n"
     "                        compared (not with --expect-dir)\n"
     "  --rtol R, --atol A    tolerances (default 1e-5 and 1e-6)\n"
+    "  --quantize-inputs     a float32 .npy file for a quantized (e.g. int8) input is\n"
+    "                        quantized with the input's scale and zero point from\n"
+    "                        the metadata, as ONNX QuantizeLinear does\n"
+    "  --dequantize-outputs  quantized outputs are summarised, written and compared\n"
+    "                        as float32: (value - zero point) * scale\n"
     MLF_EXECUTION_FLAGS_HELP
     "  --key, --require-signature   as for `mlf verify`\n"
     "  --json                print a JSON report\n\n"
@@ -61,6 +67,7 @@ struct RunConfig {
   std::string expect_dir;
   std::optional<uint64_t> seed;
   double rtol = 1e-5, atol = 1e-6;
+  bool quantize_inputs = false, dequantize_outputs = false;
   ExecutorOptions execution;
 };
 
@@ -69,6 +76,8 @@ Result<RunConfig> ConfigFromArgs(const ParsedArgs& args) {
   MLF_ASSIGN_OR_RETURN(c.inputs, Assignments(args, "input"));
   MLF_ASSIGN_OR_RETURN(c.expects, Assignments(args, "expect"));
   c.expect_dir = args.Get("expect-dir");
+  c.quantize_inputs = args.Has("quantize-inputs");
+  c.dequantize_outputs = args.Has("dequantize-outputs");
   if (args.Has("random-inputs")) {
     MLF_ASSIGN_OR_RETURN(c.seed, ParseUnsigned("random-inputs", args.Get("random-inputs")));
   }
@@ -96,7 +105,7 @@ Status SetInputs(AotExecutor& exec, const RunConfig& config, bool zeros_allowed)
       return InvalidArgument("--input names input " + QuoteForMessage(spec.name) +
                              " twice (by its raw and its C name)");
     }
-    MLF_RETURN_IF_ERROR(SetInputFromNpy(exec, index, path));
+    MLF_RETURN_IF_ERROR(SetInputFromNpy(exec, index, path, config.quantize_inputs));
     given[index] = true;
   }
   if (config.seed) return SetRandomInputs(exec, given, *config.seed);
@@ -112,23 +121,27 @@ Status SetInputs(AotExecutor& exec, const RunConfig& config, bool zeros_allowed)
 
 struct OutputReport {
   TensorSpec spec;
+  NpyArray values;           // as run's files hold them (float32 when dequantized)
+  bool dequantized = false;  // --dequantize-outputs applied
   double min = 0, max = 0, mean = 0;
   std::vector<std::string> first;
   std::optional<Comparison> comparison;
 };
 
-Result<OutputReport> Summarise(const AotExecutor& exec, int index) {
+Result<OutputReport> Summarise(const AotExecutor& exec, int index, bool dequantize) {
   OutputReport r;
   MLF_ASSIGN_OR_RETURN(r.spec, exec.output_info(index));
-  MLF_ASSIGN_OR_RETURN(DLTensor t, exec.GetOutput(index));
+  MLF_ASSIGN_OR_RETURN(r.values, OutputAsNpy(exec, index, dequantize));
+  r.dequantized = r.values.dtype != r.spec.dtype;
   MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(r.spec.shape));
+  const DType dtype = r.values.dtype;
   double sum = 0;
   for (uint64_t i = 0; i < count; ++i) {
-    const double v = ReadElement(r.spec.dtype, t.data, i);
+    const double v = ReadElement(dtype, r.values.data.data(), i);
     if (i == 0 || v < r.min) r.min = v;
     if (i == 0 || v > r.max) r.max = v;
     sum += v;
-    if (i < 8) r.first.push_back(FormatElement(r.spec.dtype, v));
+    if (i < 8) r.first.push_back(FormatElement(dtype, v));
   }
   r.mean = count ? sum / static_cast<double>(count) : 0;
   return r;
@@ -145,27 +158,25 @@ std::vector<NamedPath> ReadPaths(const ParsedArgs& args, const RunConfig& config
 }
 
 // Each output file is checked as well: DIR/<c_name>.npy may be an --input.
-Status WriteOutputs(const AotExecutor& exec, const std::string& dir,
+Status WriteOutputs(const std::vector<OutputReport>& reports, const std::string& dir,
                     const std::vector<NamedPath>& read) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return ErrnoError("cannot create output directory '" + dir + "'");
   }
-  for (int i = 0; i < exec.num_outputs(); ++i) {
-    MLF_ASSIGN_OR_RETURN(NpyArray array, OutputAsNpy(exec, i));
-    MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec.output_info(i));
-    const std::string path = dir + "/" + spec.c_name + ".npy";
+  for (const OutputReport& r : reports) {
+    const std::string path = dir + "/" + r.spec.c_name + ".npy";
     MLF_RETURN_IF_ERROR(CheckOutputFile({path, "output '" + path + "'"}, read));
-    MLF_RETURN_IF_ERROR(WriteNpyFile(path, array));
+    MLF_RETURN_IF_ERROR(WriteNpyFile(path, r.values));
   }
   return Status::Ok();
 }
 
-// Compares output `index` with the .npy file at `path`.
-Status CompareWithFile(const AotExecutor& exec, int index, const std::string& path,
-                       const RunConfig& config, OutputReport& report) {
+// Compares an output with the .npy file at `path`.
+Status CompareWithFile(const std::string& path, const RunConfig& config, OutputReport& report) {
   // Bounded like --input: the output's size plus room for any header.
-  MLF_ASSIGN_OR_RETURN(NpyArray expected, ReadNpyFile(path, report.spec.size_bytes + (1 << 20)));
-  Result<Comparison> c = CompareOutput(exec, index, expected, config.rtol, config.atol);
+  MLF_ASSIGN_OR_RETURN(NpyArray expected, ReadNpyFile(path, report.values.data.size() + (1 << 20)));
+  Result<Comparison> c =
+      CompareOutput(report.spec.name, report.values, expected, config.rtol, config.atol);
   if (!c.ok()) return c.status().WithContext(path);
   report.comparison = *c;
   return Status::Ok();
@@ -177,7 +188,7 @@ Status Compare(const AotExecutor& exec, const RunConfig& config,
   if (!config.expect_dir.empty()) {
     for (int i = 0; i < exec.num_outputs(); ++i) {
       const std::string path = config.expect_dir + "/" + reports[i].spec.c_name + ".npy";
-      MLF_RETURN_IF_ERROR(CompareWithFile(exec, i, path, config, reports[i]));
+      MLF_RETURN_IF_ERROR(CompareWithFile(path, config, reports[i]));
     }
     return Status::Ok();
   }
@@ -187,7 +198,7 @@ Status Compare(const AotExecutor& exec, const RunConfig& config,
       return InvalidArgument("--expect names output " + QuoteForMessage(reports[index].spec.name) +
                              " twice (by its raw and its C name)");
     }
-    MLF_RETURN_IF_ERROR(CompareWithFile(exec, index, path, config, reports[index]));
+    MLF_RETURN_IF_ERROR(CompareWithFile(path, config, reports[index]));
   }
   return Status::Ok();
 }
@@ -195,9 +206,12 @@ Status Compare(const AotExecutor& exec, const RunConfig& config,
 void PrintText(const std::string& module, const std::vector<OutputReport>& reports) {
   std::cout << "module " << DisplayText(module) << "\n";
   for (const OutputReport& r : reports) {
-    std::cout << "output " << DisplayText(r.spec.name) << " " << DTypeName(r.spec.dtype) << FormatShape(r.spec.shape)
-              << "  min " << FormatElement(r.spec.dtype, r.min) << "  max "
-              << FormatElement(r.spec.dtype, r.max) << "  mean " << r.mean << "\n  values";
+    const DType dtype = r.values.dtype;
+    std::cout << "output " << DisplayText(r.spec.name) << " " << DTypeName(dtype)
+              << FormatShape(r.spec.shape);
+    if (r.dequantized) std::cout << " (dequantized from " << DTypeName(r.spec.dtype) << ")";
+    std::cout << "  min " << FormatElement(dtype, r.min) << "  max " << FormatElement(dtype, r.max)
+              << "  mean " << r.mean << "\n  values";
     for (const std::string& v : r.first) std::cout << " " << v;
     std::cout << (r.first.size() == 8 ? " ..." : "") << "\n";
     if (r.comparison) {
@@ -213,8 +227,9 @@ void PrintJson(const std::string& module, const std::vector<OutputReport>& repor
   nlohmann::json j = {{"module", module}, {"ok", ok}, {"outputs", nlohmann::json::array()}};
   for (const OutputReport& r : reports) {
     nlohmann::json o = {{"name", r.spec.name}, {"c_name", r.spec.c_name},
-                        {"dtype", DTypeName(r.spec.dtype)}, {"shape", r.spec.shape},
+                        {"dtype", DTypeName(r.values.dtype)}, {"shape", r.spec.shape},
                         {"min", r.min}, {"max", r.max}, {"mean", r.mean}};
+    if (r.dequantized) o["dequantized_from"] = DTypeName(r.spec.dtype);
     if (r.comparison) {
       o["comparison"] = {{"elements", r.comparison->elements},
                          {"mismatches", r.comparison->mismatches},
@@ -239,11 +254,11 @@ Result<bool> RunModel(const ParsedArgs& args, const RunConfig& config) {
   MLF_RETURN_IF_ERROR(exec->Run());
   std::vector<OutputReport> reports;
   for (int i = 0; i < exec->num_outputs(); ++i) {
-    MLF_ASSIGN_OR_RETURN(OutputReport r, Summarise(*exec, i));
+    MLF_ASSIGN_OR_RETURN(OutputReport r, Summarise(*exec, i, config.dequantize_outputs));
     reports.push_back(std::move(r));
   }
   if (args.Has("output-dir")) {
-    MLF_RETURN_IF_ERROR(WriteOutputs(*exec, args.Get("output-dir"), ReadPaths(args, config)));
+    MLF_RETURN_IF_ERROR(WriteOutputs(reports, args.Get("output-dir"), ReadPaths(args, config)));
   }
   MLF_RETURN_IF_ERROR(Compare(*exec, config, reports));
   bool ok = true;
@@ -284,6 +299,8 @@ std::vector<FlagSpec> RunFlags() {
                                  {"random-inputs", true, false, ""}, {"output-dir", true, false, ""},
                                  {"expect-dir", true, false, ""},    {"expect", true, true, ""},
                                  {"rtol", true, false, ""},
+                                 {"quantize-inputs", false, false, ""},
+                                 {"dequantize-outputs", false, false, ""},
                                  {"atol", true, false, ""},          {"json", false, false, ""}};
   for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
   for (const FlagSpec& f : ExecutionFlags()) flags.push_back(f);

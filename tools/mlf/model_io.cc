@@ -4,6 +4,7 @@
 
 #include "artifact/archive/signature.h"
 #include "artifact/base/display_text.h"
+#include "artifact/format/quantized_values.h"
 #include "artifact/format/tensor_values.h"
 #include "loader/host/kernel_isa.h"
 #include "loader/host/tensor_check.h"
@@ -19,17 +20,46 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
-Status CheckNpyMatches(const char* kind, const TensorSpec& spec, const NpyArray& array) {
-  if (array.dtype != spec.dtype) {
-    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(spec.name) +
+Status CheckNpyMatches(const char* kind, const std::string& name, DType dtype,
+                       const std::vector<int64_t>& shape, const NpyArray& array) {
+  if (array.dtype != dtype) {
+    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(name) +
                            ": the .npy file holds " + DTypeName(array.dtype) +
-                           ", the model expects " + DTypeName(spec.dtype));
+                           ", the model expects " + DTypeName(dtype));
   }
-  if (array.shape != spec.shape) {
-    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(spec.name) +
+  if (array.shape != shape) {
+    return InvalidArgument(std::string(kind) + " " + QuoteForMessage(name) +
                            ": the .npy file has shape " + FormatShape(array.shape) +
-                           ", the model expects " + FormatShape(spec.shape));
+                           ", the model expects " + FormatShape(shape));
   }
+  return Status::Ok();
+}
+
+bool HoldsQuantizedValues(const TensorSpec& spec) {
+  return spec.quantization.has_value() && IsQuantizedDType(spec.dtype);
+}
+
+// A float32 file for an integer input: quantized with --quantize-inputs and
+// the input's parameters; else an error saying what would make it work.
+Status QuantizeInput(const TensorSpec& spec, bool quantize, NpyArray& array) {
+  const std::string prefix = "input " + QuoteForMessage(spec.name) +
+                             ": the .npy file holds float32, the model expects " +
+                             DTypeName(spec.dtype);
+  if (!HoldsQuantizedValues(spec)) {
+    return InvalidArgument(prefix + (quantize ? " and the archive records no scale and zero point "
+                                                "for it, so --quantize-inputs cannot quantize it"
+                                              : ""));
+  }
+  if (!quantize) {
+    return InvalidArgument(prefix + " (" + DescribeQuantization(*spec.quantization) +
+                           "): pass --quantize-inputs to quantize float data with them");
+  }
+  MLF_RETURN_IF_ERROR(CheckNpyMatches("input", spec.name, DType::kFloat32, spec.shape, array));
+  Result<std::string> bytes =
+      QuantizeFloat32(array.data, spec.shape, spec.dtype, *spec.quantization);
+  if (!bytes.ok()) return bytes.status().WithContext("input " + QuoteForMessage(spec.name));
+  array.dtype = spec.dtype;
+  array.data = std::move(*bytes);
   return Status::Ok();
 }
 
@@ -88,10 +118,16 @@ Result<std::string> SelectModule(const ModelLibrary& library, const std::string&
                          " modules; choose one with --module (" + Join(names) + ")");
 }
 
-Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path) {
+Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path,
+                       bool quantize) {
   MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.input_info(index));
-  MLF_ASSIGN_OR_RETURN(NpyArray array, ReadNpyFile(path, spec.size_bytes + (1 << 20)));
-  MLF_RETURN_IF_ERROR(CheckNpyMatches("input", spec, array).WithContext(path));
+  // A float32 file for an int8 input is 4x the input's size.
+  MLF_ASSIGN_OR_RETURN(NpyArray array, ReadNpyFile(path, 4 * spec.size_bytes + (1 << 20)));
+  if (array.dtype == DType::kFloat32 && spec.dtype != DType::kFloat32) {
+    MLF_RETURN_IF_ERROR(QuantizeInput(spec, quantize, array).WithContext(path));
+  }
+  MLF_RETURN_IF_ERROR(
+      CheckNpyMatches("input", spec.name, spec.dtype, spec.shape, array).WithContext(path));
   DLTensor t = MakeTensorView(spec, array.data.data());
   return executor.SetInput(index, t);
 }
@@ -108,28 +144,33 @@ Status SetRandomInputs(AotExecutor& executor, const std::vector<bool>& given, ui
   return Status::Ok();
 }
 
-Result<NpyArray> OutputAsNpy(const AotExecutor& executor, int index) {
+Result<NpyArray> OutputAsNpy(const AotExecutor& executor, int index, bool dequantize) {
   MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.output_info(index));
   MLF_ASSIGN_OR_RETURN(DLTensor t, executor.GetOutput(index));
   NpyArray array;
   array.dtype = spec.dtype;
   array.shape = spec.shape;
   array.data.assign(static_cast<const char*>(t.data), spec.size_bytes);
+  if (!dequantize || !HoldsQuantizedValues(spec)) return array;
+  Result<std::string> floats =
+      DequantizeToFloat32(array.data, spec.shape, spec.dtype, *spec.quantization);
+  if (!floats.ok()) return floats.status().WithContext("output " + QuoteForMessage(spec.name));
+  array.dtype = DType::kFloat32;
+  array.data = std::move(*floats);
   return array;
 }
 
-Result<Comparison> CompareOutput(const AotExecutor& executor, int index, const NpyArray& expected,
-                                 double rtol, double atol) {
-  MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.output_info(index));
-  MLF_RETURN_IF_ERROR(CheckNpyMatches("output", spec, expected));
-  MLF_ASSIGN_OR_RETURN(DLTensor t, executor.GetOutput(index));
-  MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(spec.shape));
+Result<Comparison> CompareOutput(const std::string& name, const NpyArray& got_array,
+                                 const NpyArray& expected, double rtol, double atol) {
+  MLF_RETURN_IF_ERROR(CheckNpyMatches("output", name, got_array.dtype, got_array.shape, expected));
+  MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(got_array.shape));
+  const DType dtype = got_array.dtype;
   Comparison c;
   c.elements = count;
   double worst = -1;
   for (uint64_t i = 0; i < count; ++i) {
-    const double got = ReadElement(spec.dtype, t.data, i);
-    const double want = ReadElement(spec.dtype, expected.data.data(), i);
+    const double got = ReadElement(dtype, got_array.data.data(), i);
+    const double want = ReadElement(dtype, expected.data.data(), i);
     const double err = std::fabs(got - want);
     const double allowed = atol + rtol * std::fabs(want);
     const bool both_nan = std::isnan(got) && std::isnan(want);

@@ -40,15 +40,22 @@ Status CheckIsaFlag(const ExecutorOptions& options);
 // `requested`, or the only module when `requested` is empty.
 Result<std::string> SelectModule(const ModelLibrary& library, const std::string& requested);
 
-// Sets input `spec` from an .npy file whose dtype and shape must match exactly.
-Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path);
+// Sets input `index` from an .npy file whose dtype and shape must match
+// exactly. With `quantize` (--quantize-inputs), a float32 file for an input
+// whose metadata records a scale and zero point is quantized with them
+// (artifact/format/quantized_values.h). Float data for a quantized input
+// without it is refused, naming the input, both dtypes and the flag.
+Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path,
+                       bool quantize = false);
 
 // Sets every input not in `given` to reproducible random values from `seed`
 // (a different stream per input).
 Status SetRandomInputs(AotExecutor& executor, const std::vector<bool>& given, uint64_t seed);
 
-// The executor's output `index` as an .npy array.
-Result<NpyArray> OutputAsNpy(const AotExecutor& executor, int index);
+// The executor's output `index` as an .npy array. With `dequantize`
+// (--dequantize-outputs), an output whose metadata records a scale and zero
+// point comes as float32; other outputs as they are.
+Result<NpyArray> OutputAsNpy(const AotExecutor& executor, int index, bool dequantize = false);
 
 // The outcome of comparing an output with its expected values: the element
 // with the largest error relative to the tolerance |got - want| / (atol + rtol*|want|).
@@ -59,9 +66,10 @@ struct Comparison {
   double got = 0, want = 0, abs_error = 0;
 };
 
-// Compares output `index` with `expected` (dtype and shape must match).
-Result<Comparison> CompareOutput(const AotExecutor& executor, int index, const NpyArray& expected,
-                                 double rtol, double atol);
+// Compares output `name`'s values `got` (as OutputAsNpy gives them) with
+// `expected`; dtype and shape must match, else kInvalidArgument naming the output.
+Result<Comparison> CompareOutput(const std::string& name, const NpyArray& got,
+                                 const NpyArray& expected, double rtol, double atol);
 
 }  // namespace mlf::cli
 
