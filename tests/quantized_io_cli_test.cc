@@ -152,5 +152,43 @@ TEST_F(QuantizedIoCliTest, ProjectQuantizesItsSampleInput) {
   EXPECT_NE(r.out.find("output y 8 10 10 10 10 14 14 18 255\n"), std::string::npos) << r.out;
 }
 
+// Issue 14's bad input, through `mlf export`: each error names the node (or
+// parameter) and the field. (Element types newer than ONNX 1.12, codes
+// 17-22, are refused the same way: codegen/frontend/onnx_frontend_test.cc.)
+TEST_F(QuantizedIoCliTest, BadQuantizationParametersAreRefused) {
+  const std::string head =
+      "mlf_model: 1\nname: q\ninputs:\n  - {name: x, dtype: float32, shape: [1, 8]}\n"
+      "parameters:\n";
+  const std::string node =
+      "nodes:\n  - {name: quantize, op: QuantizeLinear, inputs: [x, s, zp], outputs: [y]%s}\n"
+      "outputs: [y]\n";
+  struct Case {
+    std::string params, attrs, error;
+  } cases[] = {
+      {"  s: {dtype: float32, shape: [], values: 0.0}\n"
+       "  zp: {dtype: int8, shape: [], values: 3}\n",
+       "", ":9: node 'quantize' (QuantizeLinear): input 1 (y_scale) element 0 is 0; a scale must "
+           "be finite and non-zero\n"},
+      {"  s: {dtype: float32, shape: [], values: 0.5}\n"
+       "  zp: {dtype: int8, shape: [], values: 300}\n",
+       "", ":7: parameter 'zp': /parameters/zp/values: value 300 is out of range (dtype int8)\n"},
+      {"  s: {dtype: float32, shape: [3], values: [1, 1, 1]}\n"
+       "  zp: {dtype: int8, shape: [3], values: [1, 2, 3]}\n",
+       ", attrs: {axis: 1}", ":9: node 'quantize' (QuantizeLinear): input 1 (y_scale) has 3 "
+                             "elements, but axis 1 of input 0 (x) [1, 8] has 8\n"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    const std::string model = dir_ + "/bad" + std::to_string(n++) + ".yaml";
+    std::string nodes = node;
+    nodes.replace(nodes.find("%s"), 2, c.attrs);
+    WriteFile(model, head + c.params + nodes);
+    CommandResult r = Mlf({"export", model, "-o", dir_ + "/bad.tar"});
+    EXPECT_EQ(r.exit_code, 1) << model;
+    EXPECT_EQ(r.err, "mlf: error: " + model + c.error);
+    EXPECT_FALSE(Exists(dir_ + "/bad.tar"));
+  }
+}
+
 }  // namespace
 }  // namespace mlf

@@ -1,6 +1,7 @@
 #include "codegen/frontend/onnx_frontend.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/version_converter/convert.h>
 #include <sys/stat.h>
@@ -166,6 +167,10 @@ class Importer : public LoweringContext {
   Status ApplyInputOptions();
   Status Convert();
   Status AddInitializers();
+  // "node 'q' (QuantizeLinear) input 2 (y_zero_point)": the first node that
+  // reads `value` and the field it reads it as, for errors about an
+  // initializer; empty when no node reads it.
+  std::string FirstUse(const std::string& value) const;
   Result<ir::Value> InputValue(const onnx::ValueInfoProto& in) const;
   Status CheckInputs() const;
   Status AddInputs();
@@ -436,6 +441,24 @@ int Importer::NewValue(ir::Value v) {
   return graph_.AddValue(std::move(v));
 }
 
+std::string Importer::FirstUse(const std::string& value) const {
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i) != value) continue;
+      std::string use = "node '" + node.name() + "' (" + node.op_type() + ") input " +
+                        std::to_string(i);
+      const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
+          node.op_type(), static_cast<int>(opset_),
+          node.domain().empty() ? onnx::ONNX_DOMAIN : node.domain());
+      if (schema && i < static_cast<int>(schema->inputs().size())) {
+        use += " (" + schema->inputs()[i].GetName() + ")";
+      }
+      return use;
+    }
+  }
+  return "";
+}
+
 Status Importer::AddInitializers() {
   const onnx::GraphProto& g = model_.graph();
   if (g.sparse_initializer_size() > 0) {
@@ -446,7 +469,13 @@ Status Importer::AddInitializers() {
     if (ids_.count(init.name())) {
       return InvalidArgument("initializer '" + init.name() + "' is defined twice");
     }
-    MLF_ASSIGN_OR_RETURN(ir::HostTensor t, FromTensorProto(init, options_.tensor_limits));
+    Result<ir::HostTensor> tensor = FromTensorProto(init, options_.tensor_limits);
+    if (!tensor.ok() && !DTypeFromOnnx(init.data_type()).ok() && !FirstUse(init.name()).empty()) {
+      // An element type we do not read: say which operator field holds it.
+      return tensor.status().WithContext(FirstUse(init.name()));
+    }
+    if (!tensor.ok()) return tensor.status();
+    ir::HostTensor t = std::move(*tensor);
     ir::Value v;
     v.name = init.name();
     v.dtype = t.dtype;

@@ -667,3 +667,39 @@ TEST(OnnxFrontend, OldGemmAndGruWithLowRanksAreRefused) {
 
 }  // namespace
 }  // namespace mlf::frontend
+
+namespace mlf::frontend {
+namespace {
+
+// QuantizeLinear x -> y whose zero point is an initializer of raw dtype `code`.
+std::string QuantizeWithZeroPointType(int32_t code) {
+  ModelBuilder b;
+  b.Input("x", kFloat, {1, 4});
+  ir::HostTensor scale = ir::HostTensor::Zeros(DType::kFloat32, {});
+  scale.SetDouble(0, 0.5);
+  b.Initializer("s", scale);
+  onnx::TensorProto* zp = b.model().mutable_graph()->add_initializer();
+  zp->set_name("zp");
+  zp->set_data_type(code);
+  zp->set_raw_data(std::string(1, '\0'));
+  b.Node("QuantizeLinear", {"x", "s", "zp"}, {"y"}, "q");
+  b.Output("y", code, {1, 4});
+  return Error(b.Bytes());
+}
+
+TEST(OnnxFrontend, QuantizedTypesNewerThanOnnx112AreRefusedNamingNodeAndField) {
+  const char* names[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+                         "UINT4", "INT4"};
+  for (int32_t code = 17; code <= 22; ++code) {
+    EXPECT_EQ(QuantizeWithZeroPointType(code),
+              std::string("unimplemented: node 'q' (QuantizeLinear) input 2 (y_zero_point): "
+                          "tensor 'zp': ONNX dtype ") +
+                  names[code - 17] + " (code " + std::to_string(code) + ", ONNX " +
+                  (code < 21 ? "1.14" : "1.16") +
+                  ") is not supported: mlfkit reads ONNX 1.12's types; quantize to int8 or uint8")
+        << code;
+  }
+}
+
+}  // namespace
+}  // namespace mlf::frontend

@@ -134,7 +134,28 @@ Status ReadTypedField(const TensorProto& p, const std::string& what, ir::HostTen
 
 }  // namespace
 
+// The element types ONNX added after 1.12 (this build's ONNX): float8 in
+// 1.14 (codes 17-20), 4-bit integers in 1.16 (21-22). Named so that a model
+// using them hears what it uses rather than "unknown".
+const char* NewerOnnxDTypeName(int32_t elem_type) {
+  switch (elem_type) {
+    case 17: return "FLOAT8E4M3FN";
+    case 18: return "FLOAT8E4M3FNUZ";
+    case 19: return "FLOAT8E5M2";
+    case 20: return "FLOAT8E5M2FNUZ";
+    case 21: return "UINT4";
+    case 22: return "INT4";
+    default: return nullptr;
+  }
+}
+
 Result<DType> DTypeFromOnnx(int32_t elem_type) {
+  if (const char* newer = NewerOnnxDTypeName(elem_type)) {
+    return Unimplemented("ONNX dtype " + std::string(newer) + " (code " +
+                         std::to_string(elem_type) + ", ONNX " + (elem_type < 21 ? "1.14" : "1.16") +
+                         ") is not supported: mlfkit reads ONNX 1.12's types; quantize to int8 or "
+                         "uint8");
+  }
   switch (elem_type) {
     case TensorProto::FLOAT: return DType::kFloat32;
     case TensorProto::UINT8: return DType::kUInt8;
@@ -182,6 +203,7 @@ std::string OnnxDTypeName(int32_t elem_type) {
     return onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(elem_type));
   }
   if (elem_type == TensorProto::UNDEFINED) return "UNDEFINED";
+  if (const char* newer = NewerOnnxDTypeName(elem_type)) return newer;
   return "<unknown " + std::to_string(elem_type) + ">";
 }
 
