@@ -15,6 +15,8 @@ PACKAGES=(
   libdlpack-dev libonnx-dev libprotobuf-dev libzstd-dev zlib1g-dev
   # test data and tools used by tests and benchmarks
   json-schema-test-suite libonnx-testdata tar gzip zstd coreutils python3 python3-numpy
+  # QOperator and contrib-domain test models written with the ONNX helper API
+  python3-onnx
   # model benchmark (bench/run_model_bench.sh): torchvision models exported by
   # PyTorch, ONNX Runtime from npm (bench/ort/install_ort.sh) run by Node
   python3-torch python3-torchvision npm

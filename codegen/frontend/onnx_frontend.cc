@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "artifact/base/printable_name.h"
+#include "codegen/frontend/onnx_contrib.h"
 #include "codegen/frontend/onnx_lowering.h"
 #include "codegen/frontend/onnx_shape_inference.h"
 #include "codegen/frontend/tensor_proto.h"
@@ -208,6 +209,9 @@ Status Importer::Parse(std::string_view bytes) {
   }
   // Before the checker, whose messages would quote the names.
   MLF_RETURN_IF_ERROR(CheckNamesPrintable(model_.graph()));
+  // ONNX Runtime's QOperator nodes become standard ONNX, which the checker,
+  // shape inference and the version converter then treat like any other.
+  MLF_RETURN_IF_ERROR(RewriteContribOps(&model_));
   // Before the checker too: libonnx 1.12's checker refuses opset 18 and newer
   // with a message about its own registry, not about the model.
   MLF_RETURN_IF_ERROR(CheckOpset());
