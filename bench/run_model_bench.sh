@@ -28,7 +28,9 @@ JSON line. Exit status 1 when a model fails, lacks a figure or its outputs
 differ; 2 on bad usage. All five models took 8.5 min with --iterations 30 on a
 loaded 2-core machine (load average 12).
 
-  --models M,M...   of resnet18, mobilenet_v2, squeezenet1_1, lenet5, mlp (default all)
+  --models M,M...   of resnet18, mobilenet_v2, squeezenet1_1, mobilenet_v2_int8,
+                    lenet5, mlp (default all); the int8 model's outputs are
+                    compared by correlation (>= 0.95) with ONNX Runtime's
   --iterations N    timed runs per round and side (default 50)
   --warmup W        untimed runs before them (default 10)
   --rounds R        rounds per model and thread count (default 3)

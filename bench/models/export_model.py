@@ -1,7 +1,8 @@
 """Exports one benchmark model to ONNX: random weights, batch 1, static shapes.
 
 usage: /usr/bin/python3 export_model.py MODEL OUT.onnx
-MODEL: resnet18, mobilenet_v2, squeezenet1_1 (torchvision), lenet5, mlp.
+MODEL: resnet18, mobilenet_v2, squeezenet1_1 (torchvision), mobilenet_v2_int8 (torchvision's
+quantizable MobileNetV2, int8 QDQ), lenet5, mlp.
 
 Weights come from a fixed seed (BatchNorm statistics from one random batch) and
 the export runs on one thread, so the same PyTorch gives the same file each time
@@ -45,11 +46,32 @@ def torchvision_model(name):
     return getattr(models, name)(weights=None)
 
 
+def quantized_mobilenet_v2():
+    """torchvision's quantizable MobileNetV2, quantized the usual eager-mode
+    way: fused, the qnnpack qconfig (per-tensor: Debian's PyTorch has no
+    fbgemm), calibrated on random batches, converted. Its ONNX export is QDQ:
+    QuantizeLinear/DequantizeLinear around float operators, int8 weights."""
+    from torchvision.models.quantization import mobilenet_v2
+    torch.backends.quantized.engine = "qnnpack"
+    model = mobilenet_v2(weights=None, quantize=False)
+    calibrate_batch_norm(model, (1, 3, 224, 224))
+    model.eval()
+    model.fuse_model()
+    model.qconfig = torch.quantization.get_default_qconfig("qnnpack")
+    torch.quantization.prepare(model, inplace=True)
+    with torch.no_grad():
+        for _ in range(4):
+            model(torch.randn(2, 3, 224, 224))
+    torch.quantization.convert(model, inplace=True)
+    return model
+
+
 # name -> (constructor, input shape)
 MODELS = {
     "resnet18": (lambda: torchvision_model("resnet18"), (1, 3, 224, 224)),
     "mobilenet_v2": (lambda: torchvision_model("mobilenet_v2"), (1, 3, 224, 224)),
     "squeezenet1_1": (lambda: torchvision_model("squeezenet1_1"), (1, 3, 224, 224)),
+    "mobilenet_v2_int8": (quantized_mobilenet_v2, (1, 3, 224, 224)),
     "lenet5": (LeNet5, (1, 1, 32, 32)),
     "mlp": (mlp, (1, 784)),
 }
@@ -75,7 +97,8 @@ def export(name, path):
     make, shape = MODELS[name]
     torch.manual_seed(SEED)
     model = make()
-    calibrate_batch_norm(model, shape)
+    if not name.endswith("_int8"):  # a quantized model was calibrated before converting
+        calibrate_batch_norm(model, shape)
     model.eval()
     buffer = io.BytesIO()
     with torch.no_grad():
