@@ -139,7 +139,8 @@ pb::object Inspect(const std::string& path) {
 // false, run.exit_status), as for the CLI.
 pb::object Project(const std::string& archive, const std::string& out, const std::string& board,
                    const std::string& build_system, const std::map<std::string, std::string>& sample_inputs,
-                   bool build, bool run, const std::optional<std::string>& key, bool require_signature) {
+                   bool quantize_inputs, bool build, bool run, const std::optional<std::string>& key,
+                   bool require_signature) {
   firmware::ProjectOptions options;
   options.target = ValueOrRaise(firmware::ResolveBoard(board));
   options.measure_fit = true;  // as mlf project: a misfit is refused before anything is written
@@ -147,6 +148,7 @@ pb::object Project(const std::string& archive, const std::string& out, const std
   options.verify.require_signature = require_signature;
   if (key) options.verify.public_key_pem = ValueOrRaise(ReadKeyFile(*key));
   for (const auto& [name, path] : sample_inputs) options.sample_inputs.push_back({name, path});
+  options.quantize_sample_inputs = quantize_inputs;
   firmware::BuildOptions build_options;
   build_options.system = ValueOrRaise(firmware::ParseBuildSystem(build_system));
   Result<nlohmann::json> doc = WithoutGil([&]() -> Result<nlohmann::json> {
@@ -176,7 +178,8 @@ void BindArchiveOperations(pb::module_& m) {
   m.def("_keygen", &Keygen, pb::arg("prefix"));
   m.def("_inspect", &Inspect, pb::arg("path"));
   m.def("_project", &Project, pb::arg("archive"), pb::arg("out"), pb::arg("board"), pb::arg("build_system"),
-        pb::arg("sample_inputs"), pb::arg("build"), pb::arg("run"), pb::arg("key"),
+        pb::arg("sample_inputs"), pb::arg("quantize_inputs"), pb::arg("build"), pb::arg("run"),
+        pb::arg("key"),
         pb::arg("require_signature"));
 }
 

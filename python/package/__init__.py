@@ -145,15 +145,17 @@ def sign(path: str, key: str, out: Optional[str] = None) -> Dict:
 
 
 def project(archive: str, out: str, *, board: str = "host", build_system: str = "make",
-            sample_inputs: Optional[Dict[str, str]] = None, build: bool = False,
-            run: bool = False, key: Optional[str] = None,
+            sample_inputs: Optional[Dict[str, str]] = None, quantize_inputs: bool = False,
+            build: bool = False, run: bool = False, key: Optional[str] = None,
             require_signature: bool = False) -> Dict:
     """The archive as a standalone C project in `out` (as `mlf project`).
 
     `out` must be missing or empty; nothing is written there if anything
     fails. `board` is "host", a built-in board (`mlf boards`) or a board
     file (.yaml); `build_system` "make" or "cmake"; `sample_inputs` maps
-    input names to .npy files the firmware feeds the model (else zeros).
+    input names to .npy files the firmware feeds the model (else zeros);
+    with `quantize_inputs`, a float32 file for a quantized input is
+    quantized with the input's scale and zero point (--quantize-inputs).
     The archive is verified first (`key`, `require_signature` as for
     verify()); a project that does not fit its board is refused. With
     `build` (or `run`) the project is built with the board's compiler, with
@@ -163,7 +165,7 @@ def project(archive: str, out: str, *, board: str = "host", build_system: str = 
     that exits non-zero gives ok False rather than an exception.
     """
     return _native._project(archive, out, board, build_system, sample_inputs or {},
-                            build, run, key, require_signature)
+                            quantize_inputs, build, run, key, require_signature)
 
 
 def keygen(prefix: str) -> Tuple[str, str]:

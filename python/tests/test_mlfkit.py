@@ -440,6 +440,26 @@ def test_quantization_and_memory_plan_from_metadata(tmp_path):
     assert [o["param_bytes"] for o in module["operators"]] == [5, 0, 5]
 
 
+def test_project_quantizes_float_sample_inputs(tmp_path):
+    """project(quantize_inputs=True) is `mlf project --quantize-inputs`."""
+    model = tmp_path / "q.yaml"
+    model.write_text(QUANTIZED_YAML)
+    archive = str(tmp_path / "q.tar")
+    mlfkit.export(str(model), archive)
+    sample = str(tmp_path / "x.npy")
+    # x / 0.5 - 3 -> -7, -3, 1, 40; then relu((q + 3) * 0.5) / 0.25 + 10.
+    np.save(sample, np.array([[-2, 0, 2, 21.5]], dtype=np.float32))
+    with pytest.raises(mlfkit.InvalidArgumentError) as refused:
+        mlfkit.project(archive, str(tmp_path / "fw0"), sample_inputs={"x": sample})
+    assert str(refused.value) == (f"sample input 'x' ({sample}): the .npy file holds float32, the "
+                                  "input is int8 (scale 0.5, zero point -3): pass "
+                                  "--quantize-inputs to quantize float data with them")
+    doc = mlfkit.project(archive, str(tmp_path / "fw"), sample_inputs={"x": sample},
+                         quantize_inputs=True, run=True)
+    assert doc["ok"] is True
+    assert "output y 4 10 10 18 96\n" in doc["run"]["output"]
+
+
 def test_project_builds_and_runs_on_the_host(tmp_path):
     """project() is `mlf project --json`: generate, build and run a firmware project."""
     archive = str(tmp_path / "cnn.tar")
