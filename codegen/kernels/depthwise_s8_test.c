@@ -138,6 +138,10 @@ int main(void) {
     check(isa, 1, 1, 4, 4, 5, 1, 0, 1, 0, 0, 1);   /* kernel as large as the image */
     check(isa, 2, 6, 9, 9, 3, 1, 1, 1, 0, 0, 3);
     check(isa, 1, 7, 12, 12, 3, 2, 1, 1, 1, 1, 4);
+    /* Larger planes, rows around the 32-column tile, MobileNet's 7x7. */
+    check(isa, 2, 3, 33, 31, 3, 1, 1, 1, 0, 0, 3);
+    check(isa, 1, 2, 35, 33, 3, 1, 1, 1, 1, 0, 2);
+    check(isa, 1, 5, 7, 7, 3, 1, 1, 1, 1, 0, 4);
   }
   mlfk_test_report_isas();
   return mlfk_test_finish("depthwise_s8_test");
