@@ -131,6 +131,8 @@ TEST_F(ProjectFiles, CountingAddsTheSysTickHarnessAroundEachRun) {
   EXPECT_TRUE(Contains(makefile, "  src/mlf_cycles.c")) << makefile;
   EXPECT_TRUE(Contains(makefile, "qemu-system-arm -M mps2-an386 -nographic -icount shift=0 ")) << makefile;
   EXPECT_TRUE(Contains(File("CMakeLists.txt"), "MLF_SYSTICK_HZ=25000000"));
+  EXPECT_TRUE(Contains(File("README.md"), "src/mlf_cycles.[ch]     SysTick around each run: a \"systick "
+                                          "<module> <ticks> <clock Hz>\"\n"));
 }
 
 TEST_F(ProjectFiles, WithoutCountingTheVectorTableStopsAtHardFault) {
@@ -141,6 +143,7 @@ TEST_F(ProjectFiles, WithoutCountingTheVectorTableStopsAtHardFault) {
   EXPECT_TRUE(Contains(startup, "vector_table[4] = {")) << startup;
   EXPECT_FALSE(Contains(startup, "mlf_systick_handler")) << startup;
   EXPECT_FALSE(Contains(File("Makefile"), "MLF_SYSTICK_HZ"));
+  EXPECT_FALSE(Contains(File("README.md"), "mlf_cycles"));
 }
 
 TEST_F(ProjectFiles, CountingIsIgnoredWhereQemuCannotRun) {
