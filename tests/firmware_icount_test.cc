@@ -29,7 +29,7 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 // A module that spins `iterations` times through a two-instruction loop
-// (subs, bne: Thumb, every Cortex-M) and copies x to y; its metadata counts
+// (subs, bne: unified syntax, every Cortex-M) and copies x to y; its metadata counts
 // one MAC per iteration.
 ModuleArtifacts Spin(const std::string& name, uint64_t iterations) {
   Result<ModuleArtifacts> m = mlf::testing::MakeFixture("identity", name);
@@ -38,7 +38,7 @@ ModuleArtifacts Spin(const std::string& name, uint64_t iterations) {
   const std::string body = "  int i;\n";
   source.replace(source.find(body), body.size(),
                  body + "  uint32_t n = " + std::to_string(iterations) +
-                     "u;\n  __asm__ volatile(\"1:\\n\\tsubs %0, %0, #1\\n\\tbne 1b\" : \"+l\"(n) : : \"cc\");\n");
+                     "u;\n  __asm__ volatile(\".syntax unified\\n1:\\n\\tsubs %0, %0, #1\\n\\tbne 1b\" : \"+l\"(n) : : \"cc\");\n");
   OperatorInfo op;
   op.name = "spin";
   op.ops = {"Spin"};
