@@ -192,7 +192,7 @@ TEST_F(FirmwareBoardsTest, AHandWrittenBoardFileBuildsAndRuns) {
   const std::string out = Fresh("own");
   CommandResult r = Project(board, out, {"--run"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(Contains(r.out, "project " + out + ": my-an547, module default, 13 files\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "project " + out + ": my-an547, module default, 15 files\n")) << r.out;
   ExpectMatchesHost(r.out, "my-an547");
   const std::string script = ReadFile(out + "/platform/my.ld");
   EXPECT_TRUE(Contains(script, "  .constants :\n  {\n    *(.rodata .rodata.*)\n    . = ALIGN(4);\n  } > BULK\n"))

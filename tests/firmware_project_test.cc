@@ -11,6 +11,7 @@
 #include "artifact/archive/signature.h"
 #include "artifact/format/npy.h"
 #include "loader/firmware/project.h"
+#include "loader/firmware/templates.h"
 #include "tests/fixtures/fixture_models.h"
 #include "tests/test_files.h"
 
@@ -101,6 +102,63 @@ TEST_F(ProjectFiles, CortexMProjectHasEverythingToBuildAndRun) {
   EXPECT_EQ(FileMode(project_), 0755u);
 }
 
+// count_instructions (`mlf project --run`): the SysTick harness around each
+// run and SysTick's vector, on boards QEMU runs; absent elsewhere.
+TEST_F(ProjectFiles, CountingAddsTheSysTickHarnessAroundEachRun) {
+  ProjectOptions options;
+  options.platform = "mps2-an386";
+  options.count_instructions = true;
+  auto p = GenerateProject(Export({"dense_file", "pair"}), project_, options);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->counted.size(), 2u);
+  EXPECT_EQ(p->counted[0].name, "dense_file");
+  EXPECT_EQ(p->counted[0].c_name, "dense_file");
+  EXPECT_EQ(File("src/mlf_cycles.c"), std::string(*ProjectTemplate("mlf_cycles.c")));
+  EXPECT_EQ(File("src/mlf_cycles.h"), std::string(*ProjectTemplate("mlf_cycles.h")));
+  const std::string main = File("src/main.c");
+  EXPECT_TRUE(Contains(main, "#include \"mlf_cycles.h\"\n")) << main;
+  EXPECT_TRUE(Contains(main, "int main(void) {\n  mlf_cycles_start();")) << main;
+  EXPECT_TRUE(Contains(main, "  ticks = mlf_cycles_now();\n"
+                             "  status = tvmgen_pair_run(&inputs, &outputs, &pools);\n"
+                             "  ticks = mlf_cycles_now() - ticks;\n"))
+      << main;
+  EXPECT_TRUE(Contains(main, "  mlf_cycles_print(\"pair\", ticks);\n  return 0;\n")) << main;
+  const std::string startup = File("platform/startup.c");
+  EXPECT_TRUE(Contains(startup, "vector_table[16] = {")) << startup;
+  EXPECT_TRUE(Contains(startup, "    mlf_systick_handler, /* SysTick: src/mlf_cycles.c */\n};")) << startup;
+  const std::string makefile = File("Makefile");
+  EXPECT_TRUE(Contains(makefile, " -DMLF_SYSTICK_HZ=25000000")) << makefile;
+  EXPECT_TRUE(Contains(makefile, "  src/mlf_cycles.c")) << makefile;
+  EXPECT_TRUE(Contains(makefile, "qemu-system-arm -M mps2-an386 -nographic -icount shift=0 ")) << makefile;
+  EXPECT_TRUE(Contains(File("CMakeLists.txt"), "MLF_SYSTICK_HZ=25000000"));
+  EXPECT_TRUE(Contains(File("README.md"), "src/mlf_cycles.[ch]     SysTick around each run: a \"systick "
+                                          "<module> <ticks> <clock Hz>\"\n"));
+}
+
+TEST_F(ProjectFiles, WithoutCountingTheVectorTableStopsAtHardFault) {
+  ASSERT_TRUE(Generate(Export({"dense_file"}), "mps2-an386").ok());
+  EXPECT_FALSE(Exists(project_ + "/src/mlf_cycles.c"));
+  EXPECT_FALSE(Contains(File("src/main.c"), "mlf_cycles"));
+  const std::string startup = File("platform/startup.c");
+  EXPECT_TRUE(Contains(startup, "vector_table[4] = {")) << startup;
+  EXPECT_FALSE(Contains(startup, "mlf_systick_handler")) << startup;
+  EXPECT_FALSE(Contains(File("Makefile"), "MLF_SYSTICK_HZ"));
+  EXPECT_FALSE(Contains(File("README.md"), "mlf_cycles"));
+}
+
+TEST_F(ProjectFiles, CountingIsIgnoredWhereQemuCannotRun) {
+  for (const std::string board : {"host", "stm32f405"}) {
+    ProjectOptions options;
+    options.target = *ResolveBoard(board);
+    options.count_instructions = true;
+    project_ = dir_ + "/" + board;
+    auto p = GenerateProject(Export({"dense_file"}), project_, options);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_TRUE(p->counted.empty()) << board;
+    EXPECT_FALSE(Exists(project_ + "/src/mlf_cycles.c")) << board;
+  }
+}
+
 TEST_F(ProjectFiles, ParametersBecomeAnAlignedConstArray) {
   auto m = mlf::testing::MakeFixture("dense_file", "dense_file");
   ASSERT_TRUE(Generate(Export({"dense_file"}), "mps2-an386").ok());
@@ -162,7 +220,7 @@ TEST_F(ProjectFiles, ReadmeExplainsBuildingMemoryAndTheModelInterface) {
   ASSERT_TRUE(Generate(Export({"pair"}, lower_bound), "mps2-an385").ok());
   const std::string readme = File("README.md");
   for (const char* part :
-       {"make run      # qemu-system-arm -M mps2-an385 -nographic -semihosting-config "
+       {"make run      # qemu-system-arm -M mps2-an385 -nographic -icount shift=0 -semihosting-config "
         "enable=on,target=native -kernel build/app.elf",
         "cmake -S . -B build", "arm-none-eabi-size build/app.elf",
         "| `pair` | `a` float32[2, 3]<br>`b_0` int32[3] | `sum` float32[2, 3]<br>`stats` int64[2] "

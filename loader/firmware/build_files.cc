@@ -125,6 +125,37 @@ Result<std::string> CMakeLists(const ProjectPlan& plan) {
   return FillTemplate("CMakeLists.txt", v);
 }
 
+// The vector table stops at HardFault unless SysTick's exception counts the
+// counter's wraps for the instruction count (instruction_count.h).
+constexpr char kShortVectorText[] =
+    ".\n"
+    " * It stops there on purpose (48 bytes of flash saved): this program enables\n"
+    " * no interrupt and no configurable fault, and at reset MemManage, BusFault\n"
+    " * and UsageFault are disabled, so every fault escalates to HardFault, and\n"
+    " * SVCall, PendSV, SysTick and the debug monitor are never raised. Firmware\n"
+    " * that enables any of them must extend the table to the exception's entry\n"
+    " * (16 words for the system exceptions, more for device interrupts).";
+constexpr char kSysTickVectorText[] =
+    ", then\n"
+    " * the other system exceptions up to SysTick (16 entries): SysTick is\n"
+    " * mlf_systick_handler (src/mlf_cycles.c: it counts the wraps of the counter\n"
+    " * that measures instructions per inference), every other one the fault\n"
+    " * handler. Nothing else enables an interrupt; device interrupts would need\n"
+    " * the table extended beyond entry 15.";
+constexpr char kSysTickVectors[] =
+    "    fault_handler,       /* MemManage */\n"
+    "    fault_handler,       /* BusFault */\n"
+    "    fault_handler,       /* UsageFault */\n"
+    "    fault_handler,       /* SecureFault (Armv8-M), else reserved */\n"
+    "    0,                   /* reserved */\n"
+    "    0,                   /* reserved */\n"
+    "    0,                   /* reserved */\n"
+    "    fault_handler,       /* SVCall */\n"
+    "    fault_handler,       /* debug monitor */\n"
+    "    0,                   /* reserved */\n"
+    "    fault_handler,       /* PendSV */\n"
+    "    mlf_systick_handler, /* SysTick: src/mlf_cycles.c */\n";
+
 Result<std::string> StartupSource(const ProjectPlan& plan) {
   const Board& b = plan.platform.board;
   const ConsoleCode console = ConsoleSource(b);
@@ -141,7 +172,14 @@ Result<std::string> StartupSource(const ProjectPlan& plan) {
                                : ""},
        {"CONSOLE_TEXT", console.description},
        {"CONSOLE_CODE", console.definitions},
-       {"CONSOLE_INIT", console.init}});
+       {"CONSOLE_INIT", console.init},
+       {"VECTOR_TEXT", plan.count_instructions ? kSysTickVectorText : kShortVectorText},
+       {"VECTOR_COUNT", plan.count_instructions ? "16" : "4"},
+       {"VECTOR_INCLUDE", plan.count_instructions
+                              ? "\n/* src/mlf_cycles.c: counts SysTick's wraps. */\n"
+                                "void mlf_systick_handler(void);\n"
+                              : ""},
+       {"EXTRA_VECTORS", plan.count_instructions ? kSysTickVectors : ""}});
 }
 
 Result<std::string> LinkerScript(const ProjectPlan& plan) { return LinkerScript(plan.platform.board); }

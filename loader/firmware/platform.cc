@@ -37,8 +37,10 @@ std::vector<std::string> Platform::RunCommand() const {
   const std::string app = "build/" + app_name();
   if (!cortex_m) return {"./" + app};
   if (board.qemu_machine.empty()) return {};
-  return {"qemu-system-arm",         "-M",      board.qemu_machine, "-nographic", "-semihosting-config",
-          "enable=on,target=native", "-kernel", app};
+  // -icount shift=0: one instruction is one nanosecond of virtual time, which
+  // the SysTick counter of the instruction count measures (instruction_count.h).
+  return {"qemu-system-arm", "-M",      board.qemu_machine, "-nographic", "-icount",
+          "shift=0",         "-semihosting-config", "enable=on,target=native", "-kernel", app};
 }
 
 Result<Platform> FindPlatform(const std::string& name) {

@@ -2,6 +2,7 @@
 
 #include "loader/firmware/build_files.h"
 #include "loader/firmware/foreign_project.h"
+#include "loader/firmware/instruction_count.h"
 #include "loader/firmware/linker_script.h"
 #include "loader/firmware/project_readme.h"
 #include "loader/firmware/project_sources.h"
@@ -57,6 +58,10 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const P
   if (!plan.samples.empty()) files.push_back({"src/sample_inputs.c", SampleInputsSource(plan)});
   MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_print.c", "mlf_print.c"));
   MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_print.h", "mlf_print.h"));
+  if (plan.count_instructions) {
+    MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_cycles.c", "mlf_cycles.c"));
+    MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_cycles.h", "mlf_cycles.h"));
+  }
   if (plan.platform.cortex_m) {
     MLF_RETURN_IF_ERROR(Add(&files, "platform/startup.c", StartupSource(plan)));
     MLF_RETURN_IF_ERROR(Add(&files, LinkerScriptPath(plan.platform.board), LinkerScript(plan)));
@@ -100,6 +105,7 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
     plan.model_sources.insert(plan.model_sources.end(), lib.sources.begin(), lib.sources.end());
     plan.include_dirs.insert(plan.include_dirs.end() - 1, lib.include_dirs.begin(), lib.include_dirs.end());
   }
+  if (options.count_instructions) AddInstructionCounter(&plan);
   MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input, foreign));
   for (const VendorLibrary& lib : vendor) files.insert(files.end(), lib.files.begin(), lib.files.end());
   FitReport fit;
@@ -110,7 +116,10 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
   MLF_RETURN_IF_ERROR(WriteProject(dir, files));
   GeneratedProject project;
   project.platform = platform;
-  for (const ModulePlan& m : plan.modules) project.modules.push_back(m.name);
+  for (const ModulePlan& m : plan.modules) {
+    project.modules.push_back(m.name);
+    if (plan.count_instructions) project.counted.push_back({m.name, m.c_name, ModuleMacs(*m.metadata)});
+  }
   for (const ProjectFile& f : files) project.files.push_back(f.path);
   project.report = std::move(input.report);
   project.fit = std::move(fit);

@@ -22,6 +22,7 @@
 #include "artifact/base/status.h"
 #include "loader/firmware/fit.h"
 #include "loader/firmware/foreign_project.h"
+#include "loader/firmware/instruction_count.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/project_plan.h"
@@ -50,6 +51,11 @@ struct ProjectOptions {
   bool measure_fit = false;
   // --vendor-source NAME=DIR (vendor_source.h): libraries added to the project.
   std::vector<VendorSourceSpec> vendor_sources;
+  // Measure each module's run with SysTick under QEMU (instruction_count.h):
+  // src/mlf_cycles.[ch] and a systick line per module in the output. Only
+  // on boards CanCountInstructions() accepts, for mlfkit archives; elsewhere
+  // ignored. `mlf project --run` sets it.
+  bool count_instructions = false;
 };
 
 struct GeneratedProject {
@@ -58,6 +64,9 @@ struct GeneratedProject {
   std::vector<std::string> files;    // paths written, relative to the directory
   VerifyReport report;               // what verification established
   FitReport fit;                     // on a board with measure_fit (fit.h)
+  // The modules the firmware counts instructions of (count_instructions,
+  // when the board allows it), in the order they run; else empty.
+  std::vector<CountedModule> counted;
 };
 
 // Every file of the project planned for `input` (no disk access); `foreign`

@@ -15,10 +15,27 @@ nlohmann::json BuiltJson(const BuiltFirmware& built) {
   return j;
 }
 
+nlohmann::json CountsJson(const std::vector<InstructionCount>& counts) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const InstructionCount& c : counts) {
+    list.push_back({{"module", c.module},
+                    {"instructions", c.instructions},
+                    {"resolution", c.resolution},
+                    {"ticks", c.ticks},
+                    {"clock_hz", c.clock_hz},
+                    {"macs", c.macs},
+                    {"instructions_per_mac", c.instructions_per_mac
+                                                 ? nlohmann::json(*c.instructions_per_mac)
+                                                 : nlohmann::json(nullptr)}});
+  }
+  return list;
+}
+
 }  // namespace
 
 nlohmann::json ProjectDocument(const std::string& dir, const GeneratedProject& project,
-                               const BuiltFirmware* built, const FirmwareRun* run) {
+                               const BuiltFirmware* built, const FirmwareRun* run,
+                               const std::vector<InstructionCount>* counts) {
   nlohmann::json j = {{"ok", true},
                       {"project", dir},
                       {"platform", project.platform.name},
@@ -28,6 +45,7 @@ nlohmann::json ProjectDocument(const std::string& dir, const GeneratedProject& p
   if (run) {
     j["ok"] = run->exit_code == 0;
     j["run"] = {{"exit_status", run->exit_code}, {"output", run->output}};
+    if (counts) j["run"]["instructions"] = CountsJson(*counts);
   }
   return j;
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "loader/firmware/instruction_count.h"
 #include "loader/firmware/project.h"
 #include "loader/firmware/project_build.h"
 
@@ -16,9 +17,12 @@ namespace mlf::firmware {
 
 // {ok, project, platform, modules, files}, then "built" {path, sizes?} when
 // `built` is given and "run" {exit_status, output} when `run` is (ok is
-// then whether the firmware exited with 0).
+// then whether the firmware exited with 0); with `counts`, run.instructions
+// lists them: {module, instructions, resolution, ticks, clock_hz, macs,
+// instructions_per_mac (null without MACs)}.
 nlohmann::json ProjectDocument(const std::string& dir, const GeneratedProject& project,
-                               const BuiltFirmware* built = nullptr, const FirmwareRun* run = nullptr);
+                               const BuiltFirmware* built = nullptr, const FirmwareRun* run = nullptr,
+                               const std::vector<InstructionCount>* counts = nullptr);
 
 }  // namespace mlf::firmware
 

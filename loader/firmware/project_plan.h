@@ -96,6 +96,9 @@ struct ProjectPlan {
   std::vector<std::string> include_dirs;     // -I, in order
   std::vector<std::string> defines;          // -D
   std::string model_flags;                   // extra flags of the model sources
+  // The SysTick harness (src/mlf_cycles.[ch], instruction_count.h) around
+  // each run, and SysTick's entry in the vector table.
+  bool count_instructions = false;
 };
 
 // Plans the project for `input` on `platform`. Refuses archives a project

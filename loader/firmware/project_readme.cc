@@ -194,11 +194,17 @@ std::string SizeHowTo(const Platform& p) {
          "`mlf project --build` adds the map up by part:";
 }
 
-std::string PlatformLayout(const Platform& p) {
+std::string PlatformLayout(const ProjectPlan& plan) {
+  const Platform& p = plan.platform;
   if (!p.cortex_m) return "";
   std::string script = LinkerScriptPath(p.board);
   script.resize(std::max<size_t>(script.size(), 23), ' ');
-  return "platform/startup.c      vector table, reset and fault handlers, C runtime glue\n" +
+  return (plan.count_instructions
+              ? "src/mlf_cycles.[ch]     SysTick around each run: a \"systick <module> <ticks> <clock Hz>\"\n"
+                "                        line per module, instructions = ticks x 1e9 / clock under QEMU\n"
+                "                        -icount shift=0 (mlf project --run adds it)\n"
+              : "") +
+         std::string("platform/startup.c      vector table, reset and fault handlers, C runtime glue\n") +
          script + " linker script: the memory map below\n";
 }
 
@@ -290,7 +296,7 @@ Result<std::string> ProjectReadme(const ProjectPlan& plan) {
        {"LABEL_FORMAT", several ? "<module>.<name>" : "<name>"},
        {"LABEL_TEXT", several ? "`<module>` is the module's C name and `<name>` the output's."
                               : "`<name>` is the output's C name."},
-       {"PLATFORM_LAYOUT", PlatformLayout(p)},
+       {"PLATFORM_LAYOUT", PlatformLayout(plan)},
        {"MEMORY_MAP", MemoryMap(p)},
        {"SIZE_HOWTO", SizeHowTo(p)},
        {"SIZE_REPORT", p.cortex_m ? "Not measured yet: `mlf project --build` fills in this table."

@@ -92,7 +92,7 @@ std::string Prints(const ModulePlan& m) {
 
 namespace {
 
-Result<std::string> ModuleBlock(const ModulePlan& m) {
+Result<std::string> ModuleBlock(const ModulePlan& m, bool count) {
   return FillTemplate("module.c", {{"MODULE", CCommentText(m.name)},
                                    {"MOD", m.c_name},
                                    {"BUFFERS", Buffers(m)},
@@ -100,7 +100,13 @@ Result<std::string> ModuleBlock(const ModulePlan& m) {
                                    {"SET_OUTPUTS", SetOutputs(m)},
                                    {"WORKSPACE", m.workspace.empty() ? "NULL" : m.workspace},
                                    {"CONSTANTS", m.constants.empty() ? "NULL" : m.constants},
-                                   {"PRINTS", Prints(m)}});
+                                   {"PRINTS", Prints(m)},
+                                   {"COUNT_DECLARATION", count ? "  uint64_t ticks;\n" : ""},
+                                   {"COUNT_BEFORE", count ? "  ticks = mlf_cycles_now();\n" : ""},
+                                   {"COUNT_AFTER", count ? "  ticks = mlf_cycles_now() - ticks;\n" : ""},
+                                   {"COUNT_PRINT", count ? "  mlf_cycles_print(" +
+                                                               CStringLiteral(m.c_name) + ", ticks);\n"
+                                                         : ""}});
 }
 
 }  // namespace
@@ -121,9 +127,13 @@ Result<std::string> FillMainTemplate(const std::string& template_name, const Pro
 
 Result<std::string> MainSource(const ProjectPlan& plan) {
   MainParts parts;
+  if (plan.count_instructions) {
+    parts.includes += "#include \"mlf_cycles.h\"\n";
+    parts.calls += "  mlf_cycles_start(); /* instructions per inference: src/mlf_cycles.h */\n";
+  }
   for (const ModulePlan& m : plan.modules) {
     parts.includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
-    MLF_ASSIGN_OR_RETURN(std::string block, ModuleBlock(m));
+    MLF_ASSIGN_OR_RETURN(std::string block, ModuleBlock(m, plan.count_instructions));
     parts.modules += block;
     parts.calls += "  if (run_" + m.c_name + "() != 0) return 1;\n";
   }

@@ -26,7 +26,8 @@ TEST(FillTextTest, RefusesMissingAndUnusedValues) {
 
 TEST(ProjectTemplateTest, EmbedsEveryTemplateFile) {
   for (const char* name : {"CMakeLists.txt", "Makefile", "README.md", "main.c", "module.c",
-                           "mlf_print.c", "mlf_print.h", "startup.c"}) {
+                           "mlf_print.c", "mlf_print.h", "startup.c", "mlf_cycles.c",
+                           "mlf_cycles.h"}) {
     auto text = ProjectTemplate(name);
     ASSERT_TRUE(text.has_value()) << name;
     EXPECT_GT(text->size(), 100u) << name;
@@ -37,7 +38,7 @@ TEST(ProjectTemplateTest, EmbedsEveryTemplateFile) {
 }
 
 TEST(ProjectTemplateTest, CopiedVerbatimFilesHaveNoPlaceholders) {
-  for (const char* name : {"mlf_print.c", "mlf_print.h"}) {
+  for (const char* name : {"mlf_print.c", "mlf_print.h", "mlf_cycles.c", "mlf_cycles.h"}) {
     EXPECT_EQ(ProjectTemplate(name)->find("{{"), std::string_view::npos) << name;
   }
 }

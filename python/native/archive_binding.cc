@@ -144,6 +144,7 @@ pb::object Project(const std::string& archive, const std::string& out, const std
   firmware::ProjectOptions options;
   options.target = ValueOrRaise(firmware::ResolveBoard(board));
   options.measure_fit = true;  // as mlf project: a misfit is refused before anything is written
+  options.count_instructions = run;  // as mlf project --run
   options.foreign_modules = &tvm_wing::FirmwareModules();
   options.verify.require_signature = require_signature;
   if (key) options.verify.public_key_pem = ValueOrRaise(ReadKeyFile(*key));
@@ -157,7 +158,10 @@ pb::object Project(const std::string& archive, const std::string& out, const std
     MLF_ASSIGN_OR_RETURN(firmware::BuiltFirmware built, firmware::BuildProject(out, p.platform, build_options));
     if (!run) return firmware::ProjectDocument(out, p, &built);
     MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun ran, firmware::RunFirmware(out, p.platform));
-    return firmware::ProjectDocument(out, p, &built, &ran);
+    if (p.counted.empty()) return firmware::ProjectDocument(out, p, &built, &ran);
+    MLF_ASSIGN_OR_RETURN(std::vector<firmware::InstructionCount> counts,
+                         firmware::ReadInstructionCounts(ran.output, p.counted));
+    return firmware::ProjectDocument(out, p, &built, &ran, &counts);
   });
   return ToDict(ValueOrRaise(std::move(doc)));
 }

@@ -58,7 +58,10 @@ constexpr char kUsage[] =
     "  --build                  build it; on Cortex-M print flash and RAM by part and\n"
     "                           add that report to DIR/README.md\n"
     "  --run                    build and run it (in QEMU on Cortex-M), print its output\n"
-    "                           and exit with its exit status\n"
+    "                           and exit with its exit status; on a board QEMU models,\n"
+    "                           also each module's instructions per inference (SysTick\n"
+    "                           around its run under QEMU -icount shift=0, exact to one\n"
+    "                           tick) and per MAC\n"
     "  --key, --require-signature   as for `mlf verify`\n"
     "  --json                   print one JSON report at the end (docs/cli-json.md);\n"
     "                           the firmware's output is in it as a string\n\n"
@@ -69,6 +72,7 @@ Result<firmware::ProjectOptions> Options(const ParsedArgs& args, const firmware:
   firmware::ProjectOptions options;
   options.target = target;
   options.measure_fit = true;  // a misfit is refused before anything is written
+  options.count_instructions = args.Has("run");
   options.foreign_modules = ForeignFirmwareModules();
   options.verify.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
@@ -123,10 +127,16 @@ Result<int> Project(const ParsedArgs& args, BuildSystem system, const firmware::
     return kExitOk;
   }
   MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun run, firmware::RunFirmware(dir, p.platform));
+  std::vector<firmware::InstructionCount> counts;
+  if (!p.counted.empty()) {
+    MLF_ASSIGN_OR_RETURN(counts, firmware::ReadInstructionCounts(run.output, p.counted));
+  }
   if (JsonOutput()) {
-    PrintJsonReport(firmware::ProjectDocument(dir, p, &built, &run));
+    PrintJsonReport(firmware::ProjectDocument(dir, p, &built, &run, p.counted.empty() ? nullptr : &counts));
   } else {
-    std::cout << run.output << std::flush;
+    std::cout << run.output;
+    for (const firmware::InstructionCount& c : counts) std::cout << FormatInstructionCount(c) << "\n";
+    std::cout << std::flush;
   }
   if (run.exit_code != 0) {
     std::cerr << "mlf: error: the firmware exited with status " << run.exit_code << "\n";
