@@ -140,12 +140,19 @@ int main(void) {
     check(isa, 16, 40, 300, 1, 1, 0.0f, HUGE_VALF);  /* residual, then Relu */
     check(isa, 9, 33, 17, 1, 1, -0.5f, 0.25f);       /* residual, then Clip */
     check(isa, 24, 520, 20, 0, 0, 0.0f, 6.0f);       /* N across the N block */
+    /* The AVX-512 row end: 16 columns then the column-broadcast tile (1-12
+     * columns) or a masked 16-column one (13-15), across the K block. */
+    for (ni = 1; ni <= 63; ni += 2) check(isa, 17, (int)ni, 257, 1, (int)(ni % 4 == 1), 0.0f, 6.0f);
+    check(isa, 16, 49, 300, 1, 1, -HUGE_VALF, HUGE_VALF);
+    check(isa, 16, 44, 600, 0, 0, 0.0f, HUGE_VALF);
     check_nan(isa);
     check_threads(isa, 37, 20, 300);  /* rows: 4 panels and 5 rows */
     check_threads(isa, 16, 31, 20);   /* 2 panels, 31 columns: rows */
     check_threads(isa, 9, 130, 20);   /* columns alone, ragged */
     check_threads(isa, 37, 600, 40);  /* columns alone, across the N block */
     check_threads(isa, 37, 49, 300);  /* a 7x7 image: 2-3 column tasks */
+    check_threads(isa, 16, 196, 300); /* a 14x14 image: 32-column tiles and an edge */
+    check_threads(isa, 8, 57, 600);   /* edges of 28 + 29 columns, K across two blocks */
   }
   return mlfk_test_finish("gemm_f32_test");
 }

@@ -163,6 +163,124 @@ MLFK_FN void mlfk_gemm_f32_tile_avx512(int kc, const float* MLFK_RESTRICT a,
   MLFK_ROWS8(MLFK_STORE)
 #undef MLFK_STORE
 }
+/* AVX-512F, the last 9-16 columns of a row of tiles: 8 rows x 16 columns,
+ * one zmm per row (masked when nr < 16), where the 32-column tile would
+ * compute a second vector of zeros. Each element takes the same steps as in
+ * the 32-column tile. */
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_gemm_f32_tile16_avx512(int kc, const float* MLFK_RESTRICT a,
+                                         const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                         float* MLFK_RESTRICT c, ptrdiff_t ldc, int nr,
+                                         int first, int last, const float* bias, float lo,
+                                         float hi) {
+  const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+  __m512 c0, c1, c2, c3, c4, c5, c6, c7;
+  int k;
+  if (first) {
+#define MLFK_INIT(r) c##r = _mm512_set1_ps(bias ? bias[r] : 0.0f);
+    MLFK_ROWS8(MLFK_INIT)
+#undef MLFK_INIT
+  } else {
+#define MLFK_LOAD(r) c##r = _mm512_maskz_loadu_ps(m0, c + (r) * ldc);
+    MLFK_ROWS8(MLFK_LOAD)
+#undef MLFK_LOAD
+  }
+  for (k = 0; k < kc; ++k) {
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, b);
+#define MLFK_FMA(r) c##r = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, c##r);
+    MLFK_ROWS8(MLFK_FMA)
+#undef MLFK_FMA
+    a += 8;
+    b += ldb;
+  }
+  if (last == MLFK_LAST_CLAMP) {
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+#define MLFK_CLAMP(r) c##r = _mm512_min_ps(_mm512_max_ps(c##r, vlo), vhi);
+    MLFK_ROWS8(MLFK_CLAMP)
+#undef MLFK_CLAMP
+  }
+#define MLFK_STORE(r) _mm512_mask_storeu_ps(c + (r) * ldc, m0, c##r);
+  MLFK_ROWS8(MLFK_STORE)
+#undef MLFK_STORE
+}
+
+/* The last few columns (at most MLFK_GEMM_FEW_COLUMNS) of a row of tiles,
+ * vectorised over the panel's 8 rows instead of over columns: one ymm
+ * accumulator per column, the packed A's 8 values of a k as one load, each
+ * B element broadcast: w columns cost w ymm FMAs per k where a column tile
+ * pays a whole zmm per row. Element (r, j) is a[r] * b[j] + acc, fused, k ascending,
+ * from the same start and clamped the same way as in the column tiles, so
+ * which tile computes a column never changes a bit. Only AVX2+FMA
+ * instructions (`ncols` accumulators, A and a broadcast in 16 ymm registers). */
+#define MLFK_GEMM_FEW_COLUMNS 8
+
+MLFK_TARGET("avx2,fma")
+static inline __attribute__((always_inline)) void mlfk_gemm_f32_cols_body(
+    int kc, const float* MLFK_RESTRICT a, const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+    float* MLFK_RESTRICT c, ptrdiff_t ldc, const int ncols, int first, int last,
+    const float* bias, float lo, float hi) {
+  __m256 acc[MLFK_GEMM_FEW_COLUMNS];
+  float tmp[8];
+  int j, k, r;
+  for (j = 0; j < ncols; ++j) {
+    if (first) {
+      acc[j] = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+    } else {
+      acc[j] = _mm256_setr_ps(c[j], c[ldc + j], c[2 * ldc + j], c[3 * ldc + j], c[4 * ldc + j],
+                              c[5 * ldc + j], c[6 * ldc + j], c[7 * ldc + j]);
+    }
+  }
+  for (k = 0; k < kc; ++k) {
+    const __m256 av = _mm256_loadu_ps(a);
+    for (j = 0; j < ncols; ++j) acc[j] = _mm256_fmadd_ps(av, _mm256_set1_ps(b[j]), acc[j]);
+    a += 8;
+    b += ldb;
+  }
+  for (j = 0; j < ncols; ++j) {
+    __m256 v = acc[j];
+    if (last == MLFK_LAST_CLAMP) v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+    _mm256_storeu_ps(tmp, v);
+    for (r = 0; r < 8; ++r) c[r * ldc + j] = tmp[r];
+  }
+}
+
+MLFK_TARGET("avx2,fma")
+MLFK_FN void mlfk_gemm_f32_cols_avx2(int kc, const float* MLFK_RESTRICT a,
+                                     const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                     float* MLFK_RESTRICT c, ptrdiff_t ldc, int nr, int first,
+                                     int last, const float* bias, float lo, float hi) {
+  /* A constant count per call, so the accumulators stay in registers. */
+  switch (nr) {
+#define MLFK_COLS_CASE(n)                                                                   \
+  case n:                                                                                   \
+    mlfk_gemm_f32_cols_body(kc, a, b, ldb, c, ldc, n, first, last, bias, lo, hi);           \
+    return;
+    MLFK_COLS_CASE(1) MLFK_COLS_CASE(2) MLFK_COLS_CASE(3) MLFK_COLS_CASE(4)
+    MLFK_COLS_CASE(5) MLFK_COLS_CASE(6) MLFK_COLS_CASE(7) MLFK_COLS_CASE(8)
+#undef MLFK_COLS_CASE
+    default:
+      return;
+  }
+}
+
+/* The AVX-512 row of tiles' last w <= 16 columns: the column-broadcast
+ * tile for up to MLFK_GEMM_FEW_COLUMNS, a (masked) 16-column tile above.
+ * Measured on 256 x w x 1024 (one thread, best of 200), where the 32-column
+ * tile takes 66-82 us for any w <= 32: 1 column 19 us, 4 24, 8 52, 9-16
+ * (the 16-column tile) 54; a 16-column tile plus a column tile for 17-31
+ * columns measured 89-129 us, so those keep the 32-column tile: a 7x7
+ * image's 49 = 32 + 17 gains nothing, a 14x14 image's 196 = 6 x 32 + 4
+ * (98 = 3 x 32 + 2 per task with two threads) does. */
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_gemm_f32_edge_avx512(int kc, const float* a, const float* b, ptrdiff_t ldb,
+                                       float* c, ptrdiff_t ldc, int w, int first, int last,
+                                       const float* bias, float lo, float hi) {
+  if (w <= MLFK_GEMM_FEW_COLUMNS) {
+    mlfk_gemm_f32_cols_avx2(kc, a, b, ldb, c, ldc, w, first, last, bias, lo, hi);
+  } else {
+    mlfk_gemm_f32_tile16_avx512(kc, a, b, ldb, c, ldc, w, first, last, bias, lo, hi);
+  }
+}
 #endif /* MLFK_X86 */
 
 /* A residual (a fused Add) on a finished 8 x nr tile of C: c = c + res,
@@ -256,7 +374,11 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
           const float* rj = res ? res + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j : NULL;
 #if MLFK_X86
           if (isa == MLFK_ISA_AVX512) {
-            mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            if (w > 16) {
+              mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            } else {
+              mlfk_gemm_f32_edge_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            }
             if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
             continue;
           }
