@@ -485,4 +485,143 @@ MLFK_FN void mlfk_gemm_f32(int m, int n, int k, const float* a, const float* b, 
   mlfk_gemm_f32_with(mlfk_isa(), m, n, k, a, b, ldb, bias, res, c, ldc, lo, hi);
 }
 
+/* GEMV-style product for a Gemm with transB = 1 and few rows (a
+ * classifier: one image, M = 1):
+ *
+ *   Y[i][j] = clamp(sum_k X[i][k] * W[j][k] + bias[j], lo, hi)
+ *
+ * X row-major M x K, W row-major N x K as exported (ONNX Gemm's B with
+ * transB = 1: each output is a dot product of two contiguous rows, so W
+ * needs no packing), bias NULL or one per column. Each dot product runs in
+ * 16 lanes (lane l sums the products of k = l mod 16 of the whole 16-wide
+ * blocks, k ascending), then the remaining K % 16 products are summed
+ * from zero, then the lanes added in order, then the bias: the order of
+ * the generated Gemm loops of codegen/ops/matmul.cc, so the bits are
+ * theirs. No multiply-add is contracted (MLFK_NO_CONTRACT; the host
+ * library is C99), so the variants agree bit for bit. Threads cut N into
+ * ranges of columns, each task reading only its rows of W. */
+#define MLFK_GEMV_BODY                                                                      \
+  {                                                                                         \
+    MLFK_NO_CONTRACT                                                                        \
+    const int kl = k / 16 * 16;                                                             \
+    int i, j, c, kk, l;                                                                     \
+    for (i = 0; i < m; ++i) {                                                               \
+      const float* MLFK_RESTRICT xi = x + (size_t)i * k;                                    \
+      float* yi = y + (size_t)i * n;                                                        \
+      for (j = j0; j < j1; j += 4) {                                                        \
+        const int cols = j1 - j < 4 ? j1 - j : 4;                                           \
+        float acc[4][16];                                                                   \
+        for (c = 0; c < 4; ++c)                                                             \
+          for (l = 0; l < 16; ++l) acc[c][l] = 0.0f;                                        \
+        if (cols == 4) {                                                                    \
+          const float* MLFK_RESTRICT w0 = w + (size_t)j * k;                                \
+          const float* MLFK_RESTRICT w1 = w0 + k;                                           \
+          const float* MLFK_RESTRICT w2 = w1 + k;                                           \
+          const float* MLFK_RESTRICT w3 = w2 + k;                                           \
+          for (kk = 0; kk < kl; kk += 16) {                                                 \
+            for (l = 0; l < 16; ++l) {                                                      \
+              const float xv = xi[kk + l];                                                  \
+              acc[0][l] += xv * w0[kk + l];                                                 \
+              acc[1][l] += xv * w1[kk + l];                                                 \
+              acc[2][l] += xv * w2[kk + l];                                                 \
+              acc[3][l] += xv * w3[kk + l];                                                 \
+            }                                                                               \
+          }                                                                                 \
+        } else {                                                                            \
+          for (c = 0; c < cols; ++c) {                                                      \
+            const float* MLFK_RESTRICT wc = w + (size_t)(j + c) * k;                        \
+            for (kk = 0; kk < kl; kk += 16)                                                 \
+              for (l = 0; l < 16; ++l) acc[c][l] += xi[kk + l] * wc[kk + l];                \
+          }                                                                                 \
+        }                                                                                   \
+        for (c = 0; c < cols; ++c) {                                                        \
+          const float* MLFK_RESTRICT wc = w + (size_t)(j + c) * k;                          \
+          float v = 0.0f;                                                                   \
+          for (kk = kl; kk < k; ++kk) v += xi[kk] * wc[kk];                                 \
+          for (l = 0; l < 16; ++l) v += acc[c][l];                                          \
+          if (bias) v = v + bias[j + c];                                                    \
+          yi[j + c] = clamp ? mlfk_clamp(v, lo, hi) : v;                                    \
+        }                                                                                   \
+      }                                                                                     \
+    }                                                                                       \
+  }
+
+#define MLFK_GEMV_VARIANT(name)                                                             \
+  MLFK_FN void mlfk_gemv_f32_##name(int m, int n, int k, const float* x, const float* w,    \
+                                    const float* bias, float* y, float lo, float hi,        \
+                                    int clamp, int j0, int j1) MLFK_GEMV_BODY
+
+MLFK_GEMV_VARIANT(portable)
+#if MLFK_X86
+MLFK_TARGET("avx2,fma") MLFK_GEMV_VARIANT(avx2)
+#endif
+#undef MLFK_GEMV_VARIANT
+#undef MLFK_GEMV_BODY
+
+/* Columns [j0, j1) with the variant `isa`. */
+MLFK_FN void mlfk_gemv_f32_part(int isa, int m, int n, int k, const float* x, const float* w,
+                                const float* bias, float* y, float lo, float hi, int j0,
+                                int j1) {
+  const int clamp = lo > -HUGE_VALF || hi < HUGE_VALF;
+#if MLFK_X86
+  /* AVX-512 runs the AVX2 code (the same bits): compiled for AVX-512 the
+   * 16 lanes of a dot product become one zmm whose additions wait on each
+   * other; as two ymm they overlap (1 x 1000 x 512: 45 us against 37;
+   * x 1280: 106 against 77; SSE2, the portable build: 57 and 104). */
+  if (isa == MLFK_ISA_AVX512 || isa == MLFK_ISA_AVX2) {
+    mlfk_gemv_f32_avx2(m, n, k, x, w, bias, y, lo, hi, clamp, j0, j1);
+    return;
+  }
+#endif
+  (void)isa;
+  mlfk_gemv_f32_portable(m, n, k, x, w, bias, y, lo, hi, clamp, j0, j1);
+}
+
+/* Products (M x N x K) per task below which a GEMV is not split. */
+#define MLFK_GEMV_MIN_TASK_MACS 65536
+
+typedef struct {
+  int isa, parts, m, n, k;
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+  float lo, hi;
+} mlfk_gemv_f32_job;
+
+MLFK_FN void mlfk_gemv_f32_task(void* arg, int32_t task) {
+  const mlfk_gemv_f32_job* g = (const mlfk_gemv_f32_job*)arg;
+  int j0, j1;
+  mlfk_split(g->n, g->parts, task, &j0, &j1);
+  mlfk_gemv_f32_part(g->isa, g->m, g->n, g->k, g->x, g->w, g->bias, g->y, g->lo, g->hi, j0, j1);
+}
+
+/* Y = clamp(X * W^T + bias, lo, hi) as run `ex` says, cut by ranges of
+ * columns (each task reads its rows of W only). */
+MLFK_FN void mlfk_gemv_f32_exec(const mlfk_exec* ex, int m, int n, int k, const float* x,
+                                const float* w, const float* bias, float* y, float lo,
+                                float hi) {
+  mlfk_gemv_f32_job g;
+  const double macs = (double)m * n * k;
+  const double units = macs / MLFK_GEMV_MIN_TASK_MACS;
+  g.isa = mlfk_exec_isa(ex);
+  g.parts = mlfk_exec_tasks(ex, units < n ? (int)units : n);
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.x = x;
+  g.w = w;
+  g.bias = bias;
+  g.y = y;
+  g.lo = lo;
+  g.hi = hi;
+  mlfk_exec_run(ex, mlfk_gemv_f32_task, &g, g.parts);
+}
+
+/* The same with the variant `isa`, serial. */
+MLFK_FN void mlfk_gemv_f32_with(int isa, int m, int n, int k, const float* x, const float* w,
+                                const float* bias, float* y, float lo, float hi) {
+  mlfk_gemv_f32_part(isa, m, n, k, x, w, bias, y, lo, hi, 0, n);
+}
+
 #endif /* MLF_KERNEL_GEMM_F32_H_ */
