@@ -112,6 +112,66 @@ static void check_threads(int isa, int m, int n, int k) {
   free(res);
 }
 
+/* The GEMV-style product (Gemm with transB = 1): against a naive double
+ * reference, bit for bit against the generated Gemm loops' order (16
+ * lanes, the K % 16 tail, the lanes in order, the bias), every variant the
+ * same bits, and 2-4 tasks the serial ones. */
+static void check_gemv(int isa, int m, int n, int k, int with_bias, float lo, float hi) {
+  float* x = calloc((size_t)m * k + 1, sizeof(float));
+  float* w = calloc((size_t)n * k + 1, sizeof(float));
+  float* bias = calloc((size_t)n + 1, sizeof(float));
+  float* y = calloc((size_t)m * n + 1, sizeof(float));
+  float* split = calloc((size_t)m * n + 1, sizeof(float));
+  char what[128];
+  int i, j, kk, l, threads;
+  mlfk_test_fill(x, (size_t)m * k, 21u);
+  mlfk_test_fill(w, (size_t)n * k, 22u);
+  mlfk_test_fill(bias, (size_t)n, 23u);
+  snprintf(what, sizeof what, "gemv m=%d n=%d k=%d bias=%d", m, n, k, with_bias);
+  mlfk_gemv_f32_with(isa, m, n, k, x, w, with_bias ? bias : NULL, y, lo, hi);
+  for (i = 0; i < m; ++i) {
+    for (j = 0; j < n; ++j) {
+      const float* xi = x + (size_t)i * k;
+      const float* wj = w + (size_t)j * k;
+      float lanes[16] = {0.0f}, v = 0.0f;
+      double sum = with_bias ? bias[j] : 0.0, scale = fabs(sum);
+      for (kk = 0; kk < k; ++kk) {
+        sum += (double)xi[kk] * wj[kk];
+        scale += fabs((double)xi[kk] * wj[kk]);
+      }
+      for (kk = 0; kk + 16 <= k; kk += 16) {
+        for (l = 0; l < 16; ++l) lanes[l] += xi[kk + l] * wj[kk + l];
+      }
+      for (; kk < k; ++kk) v += xi[kk] * wj[kk];
+      for (l = 0; l < 16; ++l) v += lanes[l];
+      if (with_bias) v = v + bias[j];
+      v = mlfk_clamp(v, lo, hi);
+      if (lo > -HUGE_VALF || hi < HUGE_VALF) sum = sum > lo ? (sum < hi ? sum : hi) : lo;
+      mlfk_test_expect_close(what, isa, (size_t)i * n + j, y[(size_t)i * n + j], sum, scale);
+      mlfk_test_expect_eq(what, (size_t)i * n + j, y[(size_t)i * n + j], v);
+    }
+  }
+  for (threads = 2; threads <= 4; ++threads) {
+    int tasks = 0;
+    const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
+    char split_what[160];
+    memset(split, 0, (size_t)m * n * sizeof(float));
+    mlfk_gemv_f32_exec(&ex, m, n, k, x, w, with_bias ? bias : NULL, split, lo, hi);
+    snprintf(split_what, sizeof split_what, "%s threads=%d [%s]", what, threads,
+             mlfk_test_isa_name(isa));
+    mlfk_test_expect_same_bits(split_what, split, y, (size_t)m * n);
+    if ((double)m * n * k >= 4.0 * MLFK_GEMV_MIN_TASK_MACS && tasks != threads) {
+      printf("FAIL %s: %d tasks ran\n", split_what, tasks);
+      ++mlfk_test_failures;
+    }
+  }
+  free(x);
+  free(w);
+  free(bias);
+  free(y);
+  free(split);
+}
+
 int main(void) {
   static const int ms[] = {1, 7, 8, 9, 16, 21};
 #if defined(MLFK_TEST_QUICK)
@@ -140,12 +200,30 @@ int main(void) {
     check(isa, 16, 40, 300, 1, 1, 0.0f, HUGE_VALF);  /* residual, then Relu */
     check(isa, 9, 33, 17, 1, 1, -0.5f, 0.25f);       /* residual, then Clip */
     check(isa, 24, 520, 20, 0, 0, 0.0f, 6.0f);       /* N across the N block */
+    /* The AVX-512 row end: 16 columns then the column-broadcast tile (1-12
+     * columns) or a masked 16-column one (13-15), across the K block. */
+    for (ni = 1; ni <= 63; ni += 2) check(isa, 17, (int)ni, 257, 1, (int)(ni % 4 == 1), 0.0f, 6.0f);
+    check(isa, 16, 49, 300, 1, 1, -HUGE_VALF, HUGE_VALF);
+    check(isa, 16, 44, 600, 0, 0, 0.0f, HUGE_VALF);
     check_nan(isa);
     check_threads(isa, 37, 20, 300);  /* rows: 4 panels and 5 rows */
     check_threads(isa, 16, 31, 20);   /* 2 panels, 31 columns: rows */
     check_threads(isa, 9, 130, 20);   /* columns alone, ragged */
     check_threads(isa, 37, 600, 40);  /* columns alone, across the N block */
     check_threads(isa, 37, 49, 300);  /* a 7x7 image: 2-3 column tasks */
+    check_threads(isa, 16, 196, 300); /* a 14x14 image: 32-column tiles and an edge */
+    check_threads(isa, 8, 57, 600);   /* edges of 28 + 29 columns, K across two blocks */
+    /* A classifier (ResNet18's is 1 x 1000 x 512), tails of K and of the
+     * 4-column groups, no full 16-lane block, Relu6, several rows. */
+#if defined(MLFK_TEST_QUICK)
+    check_gemv(isa, 1, 203, 1300, 1, -HUGE_VALF, HUGE_VALF);
+#else
+    check_gemv(isa, 1, 1000, 512, 1, -HUGE_VALF, HUGE_VALF);
+#endif
+    check_gemv(isa, 1, 37, 45, 1, 0.0f, 6.0f);
+    check_gemv(isa, 3, 13, 16, 0, -HUGE_VALF, HUGE_VALF);
+    check_gemv(isa, 2, 6, 7, 1, 0.0f, HUGE_VALF);
+    check_gemv(isa, 1, 1, 1, 1, -HUGE_VALF, HUGE_VALF);
   }
   return mlfk_test_finish("gemm_f32_test");
 }

@@ -163,6 +163,124 @@ MLFK_FN void mlfk_gemm_f32_tile_avx512(int kc, const float* MLFK_RESTRICT a,
   MLFK_ROWS8(MLFK_STORE)
 #undef MLFK_STORE
 }
+/* AVX-512F, the last 9-16 columns of a row of tiles: 8 rows x 16 columns,
+ * one zmm per row (masked when nr < 16), where the 32-column tile would
+ * compute a second vector of zeros. Each element takes the same steps as in
+ * the 32-column tile. */
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_gemm_f32_tile16_avx512(int kc, const float* MLFK_RESTRICT a,
+                                         const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                         float* MLFK_RESTRICT c, ptrdiff_t ldc, int nr,
+                                         int first, int last, const float* bias, float lo,
+                                         float hi) {
+  const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+  __m512 c0, c1, c2, c3, c4, c5, c6, c7;
+  int k;
+  if (first) {
+#define MLFK_INIT(r) c##r = _mm512_set1_ps(bias ? bias[r] : 0.0f);
+    MLFK_ROWS8(MLFK_INIT)
+#undef MLFK_INIT
+  } else {
+#define MLFK_LOAD(r) c##r = _mm512_maskz_loadu_ps(m0, c + (r) * ldc);
+    MLFK_ROWS8(MLFK_LOAD)
+#undef MLFK_LOAD
+  }
+  for (k = 0; k < kc; ++k) {
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, b);
+#define MLFK_FMA(r) c##r = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, c##r);
+    MLFK_ROWS8(MLFK_FMA)
+#undef MLFK_FMA
+    a += 8;
+    b += ldb;
+  }
+  if (last == MLFK_LAST_CLAMP) {
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+#define MLFK_CLAMP(r) c##r = _mm512_min_ps(_mm512_max_ps(c##r, vlo), vhi);
+    MLFK_ROWS8(MLFK_CLAMP)
+#undef MLFK_CLAMP
+  }
+#define MLFK_STORE(r) _mm512_mask_storeu_ps(c + (r) * ldc, m0, c##r);
+  MLFK_ROWS8(MLFK_STORE)
+#undef MLFK_STORE
+}
+
+/* The last few columns (at most MLFK_GEMM_FEW_COLUMNS) of a row of tiles,
+ * vectorised over the panel's 8 rows instead of over columns: one ymm
+ * accumulator per column, the packed A's 8 values of a k as one load, each
+ * B element broadcast: w columns cost w ymm FMAs per k where a column tile
+ * pays a whole zmm per row. Element (r, j) is a[r] * b[j] + acc, fused, k ascending,
+ * from the same start and clamped the same way as in the column tiles, so
+ * which tile computes a column never changes a bit. Only AVX2+FMA
+ * instructions (`ncols` accumulators, A and a broadcast in 16 ymm registers). */
+#define MLFK_GEMM_FEW_COLUMNS 8
+
+MLFK_TARGET("avx2,fma")
+static inline __attribute__((always_inline)) void mlfk_gemm_f32_cols_body(
+    int kc, const float* MLFK_RESTRICT a, const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+    float* MLFK_RESTRICT c, ptrdiff_t ldc, const int ncols, int first, int last,
+    const float* bias, float lo, float hi) {
+  __m256 acc[MLFK_GEMM_FEW_COLUMNS];
+  float tmp[8];
+  int j, k, r;
+  for (j = 0; j < ncols; ++j) {
+    if (first) {
+      acc[j] = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+    } else {
+      acc[j] = _mm256_setr_ps(c[j], c[ldc + j], c[2 * ldc + j], c[3 * ldc + j], c[4 * ldc + j],
+                              c[5 * ldc + j], c[6 * ldc + j], c[7 * ldc + j]);
+    }
+  }
+  for (k = 0; k < kc; ++k) {
+    const __m256 av = _mm256_loadu_ps(a);
+    for (j = 0; j < ncols; ++j) acc[j] = _mm256_fmadd_ps(av, _mm256_set1_ps(b[j]), acc[j]);
+    a += 8;
+    b += ldb;
+  }
+  for (j = 0; j < ncols; ++j) {
+    __m256 v = acc[j];
+    if (last == MLFK_LAST_CLAMP) v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+    _mm256_storeu_ps(tmp, v);
+    for (r = 0; r < 8; ++r) c[r * ldc + j] = tmp[r];
+  }
+}
+
+MLFK_TARGET("avx2,fma")
+MLFK_FN void mlfk_gemm_f32_cols_avx2(int kc, const float* MLFK_RESTRICT a,
+                                     const float* MLFK_RESTRICT b, ptrdiff_t ldb,
+                                     float* MLFK_RESTRICT c, ptrdiff_t ldc, int nr, int first,
+                                     int last, const float* bias, float lo, float hi) {
+  /* A constant count per call, so the accumulators stay in registers. */
+  switch (nr) {
+#define MLFK_COLS_CASE(n)                                                                   \
+  case n:                                                                                   \
+    mlfk_gemm_f32_cols_body(kc, a, b, ldb, c, ldc, n, first, last, bias, lo, hi);           \
+    return;
+    MLFK_COLS_CASE(1) MLFK_COLS_CASE(2) MLFK_COLS_CASE(3) MLFK_COLS_CASE(4)
+    MLFK_COLS_CASE(5) MLFK_COLS_CASE(6) MLFK_COLS_CASE(7) MLFK_COLS_CASE(8)
+#undef MLFK_COLS_CASE
+    default:
+      return;
+  }
+}
+
+/* The AVX-512 row of tiles' last w <= 16 columns: the column-broadcast
+ * tile for up to MLFK_GEMM_FEW_COLUMNS, a (masked) 16-column tile above.
+ * Measured on 256 x w x 1024 (one thread, best of 200), where the 32-column
+ * tile takes 66-82 us for any w <= 32: 1 column 19 us, 4 24, 8 52, 9-16
+ * (the 16-column tile) 54; a 16-column tile plus a column tile for 17-31
+ * columns measured 89-129 us, so those keep the 32-column tile: a 7x7
+ * image's 49 = 32 + 17 gains nothing, a 14x14 image's 196 = 6 x 32 + 4
+ * (98 = 3 x 32 + 2 per task with two threads) does. */
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_gemm_f32_edge_avx512(int kc, const float* a, const float* b, ptrdiff_t ldb,
+                                       float* c, ptrdiff_t ldc, int w, int first, int last,
+                                       const float* bias, float lo, float hi) {
+  if (w <= MLFK_GEMM_FEW_COLUMNS) {
+    mlfk_gemm_f32_cols_avx2(kc, a, b, ldb, c, ldc, w, first, last, bias, lo, hi);
+  } else {
+    mlfk_gemm_f32_tile16_avx512(kc, a, b, ldb, c, ldc, w, first, last, bias, lo, hi);
+  }
+}
 #endif /* MLFK_X86 */
 
 /* A residual (a fused Add) on a finished 8 x nr tile of C: c = c + res,
@@ -256,7 +374,11 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
           const float* rj = res ? res + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j : NULL;
 #if MLFK_X86
           if (isa == MLFK_ISA_AVX512) {
-            mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            if (w > 16) {
+              mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            } else {
+              mlfk_gemm_f32_edge_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+            }
             if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
             continue;
           }
@@ -361,6 +483,145 @@ MLFK_FN void mlfk_gemm_f32(int m, int n, int k, const float* a, const float* b, 
                            const float* bias, const float* res, float* c, ptrdiff_t ldc, float lo,
                            float hi) {
   mlfk_gemm_f32_with(mlfk_isa(), m, n, k, a, b, ldb, bias, res, c, ldc, lo, hi);
+}
+
+/* GEMV-style product for a Gemm with transB = 1 and few rows (a
+ * classifier: one image, M = 1):
+ *
+ *   Y[i][j] = clamp(sum_k X[i][k] * W[j][k] + bias[j], lo, hi)
+ *
+ * X row-major M x K, W row-major N x K as exported (ONNX Gemm's B with
+ * transB = 1: each output is a dot product of two contiguous rows, so W
+ * needs no packing), bias NULL or one per column. Each dot product runs in
+ * 16 lanes (lane l sums the products of k = l mod 16 of the whole 16-wide
+ * blocks, k ascending), then the remaining K % 16 products are summed
+ * from zero, then the lanes added in order, then the bias: the order of
+ * the generated Gemm loops of codegen/ops/matmul.cc, so the bits are
+ * theirs. No multiply-add is contracted (MLFK_NO_CONTRACT; the host
+ * library is C99), so the variants agree bit for bit. Threads cut N into
+ * ranges of columns, each task reading only its rows of W. */
+#define MLFK_GEMV_BODY                                                                      \
+  {                                                                                         \
+    MLFK_NO_CONTRACT                                                                        \
+    const int kl = k / 16 * 16;                                                             \
+    int i, j, c, kk, l;                                                                     \
+    for (i = 0; i < m; ++i) {                                                               \
+      const float* MLFK_RESTRICT xi = x + (size_t)i * k;                                    \
+      float* yi = y + (size_t)i * n;                                                        \
+      for (j = j0; j < j1; j += 4) {                                                        \
+        const int cols = j1 - j < 4 ? j1 - j : 4;                                           \
+        float acc[4][16];                                                                   \
+        for (c = 0; c < 4; ++c)                                                             \
+          for (l = 0; l < 16; ++l) acc[c][l] = 0.0f;                                        \
+        if (cols == 4) {                                                                    \
+          const float* MLFK_RESTRICT w0 = w + (size_t)j * k;                                \
+          const float* MLFK_RESTRICT w1 = w0 + k;                                           \
+          const float* MLFK_RESTRICT w2 = w1 + k;                                           \
+          const float* MLFK_RESTRICT w3 = w2 + k;                                           \
+          for (kk = 0; kk < kl; kk += 16) {                                                 \
+            for (l = 0; l < 16; ++l) {                                                      \
+              const float xv = xi[kk + l];                                                  \
+              acc[0][l] += xv * w0[kk + l];                                                 \
+              acc[1][l] += xv * w1[kk + l];                                                 \
+              acc[2][l] += xv * w2[kk + l];                                                 \
+              acc[3][l] += xv * w3[kk + l];                                                 \
+            }                                                                               \
+          }                                                                                 \
+        } else {                                                                            \
+          for (c = 0; c < cols; ++c) {                                                      \
+            const float* MLFK_RESTRICT wc = w + (size_t)(j + c) * k;                        \
+            for (kk = 0; kk < kl; kk += 16)                                                 \
+              for (l = 0; l < 16; ++l) acc[c][l] += xi[kk + l] * wc[kk + l];                \
+          }                                                                                 \
+        }                                                                                   \
+        for (c = 0; c < cols; ++c) {                                                        \
+          const float* MLFK_RESTRICT wc = w + (size_t)(j + c) * k;                          \
+          float v = 0.0f;                                                                   \
+          for (kk = kl; kk < k; ++kk) v += xi[kk] * wc[kk];                                 \
+          for (l = 0; l < 16; ++l) v += acc[c][l];                                          \
+          if (bias) v = v + bias[j + c];                                                    \
+          yi[j + c] = clamp ? mlfk_clamp(v, lo, hi) : v;                                    \
+        }                                                                                   \
+      }                                                                                     \
+    }                                                                                       \
+  }
+
+#define MLFK_GEMV_VARIANT(name)                                                             \
+  MLFK_FN void mlfk_gemv_f32_##name(int m, int n, int k, const float* x, const float* w,    \
+                                    const float* bias, float* y, float lo, float hi,        \
+                                    int clamp, int j0, int j1) MLFK_GEMV_BODY
+
+MLFK_GEMV_VARIANT(portable)
+#if MLFK_X86
+MLFK_TARGET("avx2,fma") MLFK_GEMV_VARIANT(avx2)
+#endif
+#undef MLFK_GEMV_VARIANT
+#undef MLFK_GEMV_BODY
+
+/* Columns [j0, j1) with the variant `isa`. */
+MLFK_FN void mlfk_gemv_f32_part(int isa, int m, int n, int k, const float* x, const float* w,
+                                const float* bias, float* y, float lo, float hi, int j0,
+                                int j1) {
+  const int clamp = lo > -HUGE_VALF || hi < HUGE_VALF;
+#if MLFK_X86
+  /* AVX-512 runs the AVX2 code (the same bits): compiled for AVX-512 the
+   * 16 lanes of a dot product become one zmm whose additions wait on each
+   * other; as two ymm they overlap (1 x 1000 x 512: 45 us against 37;
+   * x 1280: 106 against 77; SSE2, the portable build: 57 and 104). */
+  if (isa == MLFK_ISA_AVX512 || isa == MLFK_ISA_AVX2) {
+    mlfk_gemv_f32_avx2(m, n, k, x, w, bias, y, lo, hi, clamp, j0, j1);
+    return;
+  }
+#endif
+  (void)isa;
+  mlfk_gemv_f32_portable(m, n, k, x, w, bias, y, lo, hi, clamp, j0, j1);
+}
+
+/* Products (M x N x K) per task below which a GEMV is not split. */
+#define MLFK_GEMV_MIN_TASK_MACS 65536
+
+typedef struct {
+  int isa, parts, m, n, k;
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+  float lo, hi;
+} mlfk_gemv_f32_job;
+
+MLFK_FN void mlfk_gemv_f32_task(void* arg, int32_t task) {
+  const mlfk_gemv_f32_job* g = (const mlfk_gemv_f32_job*)arg;
+  int j0, j1;
+  mlfk_split(g->n, g->parts, task, &j0, &j1);
+  mlfk_gemv_f32_part(g->isa, g->m, g->n, g->k, g->x, g->w, g->bias, g->y, g->lo, g->hi, j0, j1);
+}
+
+/* Y = clamp(X * W^T + bias, lo, hi) as run `ex` says, cut by ranges of
+ * columns (each task reads its rows of W only). */
+MLFK_FN void mlfk_gemv_f32_exec(const mlfk_exec* ex, int m, int n, int k, const float* x,
+                                const float* w, const float* bias, float* y, float lo,
+                                float hi) {
+  mlfk_gemv_f32_job g;
+  const double macs = (double)m * n * k;
+  const double units = macs / MLFK_GEMV_MIN_TASK_MACS;
+  g.isa = mlfk_exec_isa(ex);
+  g.parts = mlfk_exec_tasks(ex, units < n ? (int)units : n);
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.x = x;
+  g.w = w;
+  g.bias = bias;
+  g.y = y;
+  g.lo = lo;
+  g.hi = hi;
+  mlfk_exec_run(ex, mlfk_gemv_f32_task, &g, g.parts);
+}
+
+/* The same with the variant `isa`, serial. */
+MLFK_FN void mlfk_gemv_f32_with(int isa, int m, int n, int k, const float* x, const float* w,
+                                const float* bias, float* y, float lo, float hi) {
+  mlfk_gemv_f32_part(isa, m, n, k, x, w, bias, y, lo, hi, 0, n);
 }
 
 #endif /* MLF_KERNEL_GEMM_F32_H_ */

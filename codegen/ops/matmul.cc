@@ -14,6 +14,7 @@
 // Batched MatMul with a 2-D B folds A's batch into M.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <type_traits>
 
@@ -550,10 +551,62 @@ Status EmitMatMul(const EmitContext& ctx, std::string* body) {
   return Status::Ok();
 }
 
+// A float32 Gemm with transB = 1, at most kGemvMaxRows rows and at least
+// kGemvMinMacs products (a classifier: ResNet18's 1 x 1000 x 512,
+// MobileNetV2's 1 x 1000 x 1280) runs through gemm_f32's GEMV-style kernel,
+// the same sums in the same order as the loops below, split over the run's
+// threads by output columns. Smaller ones (LeNet-5's, the MLP's, the
+// firmware examples') keep the loops.
+constexpr int64_t kGemvMaxRows = 8;
+constexpr int64_t kGemvMinMacs = int64_t{1} << 18;
+
+// The clamp bounds of a fused Relu or Clip as C literals; false for other
+// activations.
+Result<bool> GemvClamp(const ir::Node& node, std::string* lo, std::string* hi) {
+  *lo = "-HUGE_VALF";
+  *hi = "HUGE_VALF";
+  MLF_ASSIGN_OR_RETURN(std::string act, node.String("mlf.activation", ""));
+  if (act.empty()) return true;
+  if (act == "Relu") {
+    *lo = "0.0f";
+    return true;
+  }
+  if (act != "Clip") return false;
+  MLF_ASSIGN_OR_RETURN(double min, node.Float("mlf.activation.min", -INFINITY));
+  MLF_ASSIGN_OR_RETURN(double max, node.Float("mlf.activation.max", INFINITY));
+  if (min > -INFINITY) *lo = CLiteral(DType::kFloat32, min);
+  if (max < INFINITY) *hi = CLiteral(DType::kFloat32, max);
+  return true;
+}
+
+// Writes the kernel call into `body` when the Gemm suits it; false otherwise.
+Result<bool> EmitGemvKernel(const EmitContext& ctx, const GemmShape& s, std::string* body) {
+  const bool bias_per_column = !s.has_c || (s.c_rows == 1 && s.c_cols == s.n && s.beta == 1.0 &&
+                                            ctx.input(2).dtype == DType::kFloat32);
+  if (ctx.input(0).dtype != DType::kFloat32 || !s.trans_b || s.trans_a || s.alpha != 1.0 ||
+      !bias_per_column || s.m < 1 || s.m > kGemvMaxRows || s.m * s.n * s.k < kGemvMinMacs ||
+      s.n > INT32_MAX || s.k > INT32_MAX || s.m * s.k > INT32_MAX || s.n * s.k > INT32_MAX) {
+    return false;
+  }
+  std::string lo, hi;
+  MLF_ASSIGN_OR_RETURN(bool clamps, GemvClamp(ctx.node, &lo, &hi));
+  if (!clamps) return false;
+  ctx.UseKernel("gemm_f32");
+  CodeWriter w;
+  w.Line("/* Y = clamp(A * B^T + C, lo, hi): m, n, k, A, B, C, Y, lo, hi */");
+  w.Line(std::string("mlfk_gemv_f32_exec(") + EmitContext::kExec + ", " + S(s.m) + ", " + S(s.n) +
+         ", " + S(s.k) + ", in0, in1, " + (s.has_c ? "in2" : "NULL") + ", out0, " + lo + ", " +
+         hi + ");");
+  *body = w.str();
+  return true;
+}
+
 Status EmitGemm(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(GemmShape s, ComputeGemmShape(ctx.node, ctx.graph));
   const DType dtype = ctx.input(0).dtype;
   MLF_RETURN_IF_ERROR(CheckActivationDType(ctx.node, dtype));
+  MLF_ASSIGN_OR_RETURN(bool kernel, EmitGemvKernel(ctx, s, body));
+  if (kernel) return Status::Ok();
   MLF_ASSIGN_OR_RETURN(std::string act_probe, ctx.Activation("v"));
   GemmEmitter g;
   g.dtype = dtype;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "codegen/ops/op.h"
 #include "codegen/ops/testing/op_harness.h"
 
@@ -273,6 +276,72 @@ INSTANTIATE_TEST_SUITE_P(
                       GemmCase{4, 5, 6, false, "Sigmoid", DType::kFloat32},
                       GemmCase{3, 4, 5, true, "", DType::kFloat64},
                       GemmCase{3, 4, 5, false, "", DType::kFloat64}));
+
+// Gemms with transB = 1, few rows, alpha 1 and a per-column C (or none),
+// at least 2^18 products: gemm_f32's GEMV kernel (mlfk_gemv_f32_exec).
+struct Gemv {
+  int64_t m, n, k;
+  bool c = true;
+  std::string activation = "";
+  double alpha = 1.0;
+};
+
+OpTest BuildGemv(const Gemv& g) {
+  OpTest t("Gemm");
+  t.Input("a", DType::kFloat32, {g.m, g.k});
+  t.Constant("b", RandomTensor(DType::kFloat32, {g.n, g.k}, 7));
+  if (g.c) t.Constant("c", RandomTensor(DType::kFloat32, {1, g.n}, 8));
+  t.Output("y");
+  t.Attr("transB", int64_t{1});
+  if (g.alpha != 1.0) t.Attr("alpha", g.alpha);
+  if (!g.activation.empty()) t.Attr("mlf.activation", g.activation);
+  if (g.activation == "Clip") t.Attr("mlf.activation.max", 0.5);
+  return t;
+}
+
+std::string GemvBody(const Gemv& g, std::set<std::string>* kernels) {
+  OpTest t = BuildGemv(g);
+  EXPECT_TRUE(t.Infer().ok());
+  std::string body;
+  const EmitContext ctx{t.node(), t.graph(), kernels};
+  EXPECT_TRUE(FindOp("Gemm")->emit(ctx, &body).ok());
+  return body;
+}
+
+TEST(GemmTest, ClassifiersCallTheGemvKernel) {
+  std::set<std::string> kernels;
+  EXPECT_NE(GemvBody({1, 1000, 512}, &kernels)
+                .find("mlfk_gemv_f32_exec(ex, 1, 1000, 512, in0, in1, in2, out0, -HUGE_VALF, HUGE_VALF);"),
+            std::string::npos);
+  EXPECT_EQ(kernels, (std::set<std::string>{"gemm_f32"}));
+  EXPECT_NE(GemvBody({2, 300, 500, false, "Clip"}, &kernels)
+                .find("mlfk_gemv_f32_exec(ex, 2, 300, 500, in0, in1, NULL, out0, -HUGE_VALF, 0.5f);"),
+            std::string::npos);
+  EXPECT_NE(GemvBody({1, 1000, 1280, true, "Relu"}, &kernels).find(", out0, 0.0f, HUGE_VALF);"),
+            std::string::npos);
+}
+
+TEST(GemmTest, OtherGemmsKeepTheLoops) {
+  // LeNet-5's and the MLP's layers (below 2^18 products), an alpha, an
+  // activation the kernel has no clamp for, too many rows.
+  for (const Gemv& g : {Gemv{1, 120, 400}, Gemv{1, 256, 784}, Gemv{1, 1000, 512, true, "", 0.5},
+                        Gemv{1, 1000, 512, true, "Sigmoid"}, Gemv{9, 1000, 512}}) {
+    std::set<std::string> kernels;
+    const std::string body = GemvBody(g, &kernels);
+    EXPECT_TRUE(kernels.empty()) << g.m << "x" << g.n << "x" << g.k;
+    EXPECT_EQ(body.find("mlfk_"), std::string::npos);
+  }
+}
+
+TEST(GemmTest, GemvKernelMatchesEvaluate) {
+  for (const Gemv& g : {Gemv{1, 1000, 512}, Gemv{3, 301, 877, false, "Relu"}, Gemv{1, 517, 513, true, "Clip"}}) {
+    OpTest t = BuildGemv(g);
+    ASSERT_TRUE(t.Infer().ok());
+    std::vector<ir::HostTensor> in = {RandomTensor(DType::kFloat32, {g.m, g.k}, 9)};
+    Status match = GeneratedMatchesReference(t, in, 1e-5, 1e-5);
+    EXPECT_TRUE(match.ok()) << match.ToString();
+  }
+}
 
 TEST(GemmTest, ReportsMacs) {
   OpTest t("Gemm");

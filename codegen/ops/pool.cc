@@ -15,8 +15,15 @@
 // contiguous input row at stride 1) and border columns (checked per pixel).
 // Global pools reduce each contiguous plane in kLanes independent partial
 // results (vectorisable) that are combined at the end.
+//
+// Large float32 pools call the kernel layer instead (codegen/kernels,
+// family pool_f32: the same sums and maxima in the same order, split over
+// the run's threads): 2-D MaxPool/AveragePool with at least kPoolKernelMinTaps
+// taps in all, global pools of at least as many input elements. Smaller ones
+// (the firmware examples', LeNet-5's) keep the loops below.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "codegen/ops/conv_geometry.h"
@@ -28,6 +35,10 @@ namespace {
 
 constexpr int64_t kPw = 16;     // output pixels per tile
 constexpr int64_t kLanes = 16;  // partial results of the global pools
+// Output elements x window taps (global pools: input elements) from which a
+// float32 pool runs through pool_f32: below it a parallel region costs more
+// than it saves, and the generated code stays self-contained.
+constexpr int64_t kPoolKernelMinTaps = int64_t{1} << 13;
 
 const std::vector<DType> kMaxPoolDTypes = {DType::kFloat32, DType::kFloat64, DType::kInt8,
                                            DType::kUInt8};
@@ -348,9 +359,42 @@ struct PoolEmitter {
   }
 };
 
+bool FitsInt(int64_t v) { return v >= 0 && v <= INT32_MAX; }
+
+// A 2-D float32 pool through pool_f32 (mlfk_pool2d_f32_exec).
+bool PoolSuitsKernel(const PoolShape& s, DType dtype, int64_t images) {
+  const Window& w = s.w;
+  if (dtype != DType::kFloat32 || w.rank() != 2) return false;
+  const int64_t taps = s.planes * w.OutElements() * w.KernelElements();
+  return taps >= kPoolKernelMinTaps && FitsInt(s.planes * w.InElements()) &&
+         FitsInt(s.planes * w.OutElements()) && FitsInt(images);
+}
+
+std::string EmitPoolKernel(const EmitContext& ctx, const PoolShape& s, int64_t n) {
+  const Window& w = s.w;
+  ctx.UseKernel("pool_f32");
+  const std::vector<int64_t> fields = {n, s.planes / n, w.in[0], w.in[1], w.out[0], w.out[1],
+                                       w.kernel[0], w.kernel[1], w.strides[0], w.strides[1],
+                                       w.dilations[0], w.dilations[1], w.pad_begin[0],
+                                       w.pad_begin[1], w.pad_end[0], w.pad_end[1], s.max ? 0 : 1,
+                                       s.count_include_pad ? 1 : 0};
+  std::string init;
+  for (int64_t f : fields) init += (init.empty() ? "" : ", ") + S(f);
+  CodeWriter c;
+  c.Line("/* n, c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left, pad_bottom, "
+         "pad_right, average, count_include_pad */");
+  c.Line("static const mlfk_pool2d_f32_shape shape = {" + init + "};");
+  c.Line(std::string("mlfk_pool2d_f32_exec(") + EmitContext::kExec + ", &shape, in0, out0);");
+  return c.str();
+}
+
 Status EmitPool(const EmitContext& ctx, std::string* body) {
   const ir::Value& x = ctx.input(0);
   MLF_ASSIGN_OR_RETURN(PoolShape s, ComputePoolShape(ctx.node, x.shape));
+  if (PoolSuitsKernel(s, x.dtype, x.shape[0])) {
+    *body = EmitPoolKernel(ctx, s, x.shape[0]);
+    return Status::Ok();
+  }
   PoolEmitter e{s, x.dtype, CType(x.dtype), s.w.InElements(), s.w.OutElements(), {}, {}};
   e.in_strides.assign(s.w.rank(), 1);
   e.out_strides.assign(s.w.rank(), 1);
@@ -371,6 +415,16 @@ Status EmitGlobalPool(const EmitContext& ctx, std::string* body) {
   int64_t size = 1;
   for (size_t a = 2; a < x.shape.size(); ++a) size *= x.shape[a];
   const std::string t = CType(x.dtype);
+  if (x.dtype == DType::kFloat32 && planes * size >= kPoolKernelMinTaps &&
+      FitsInt(planes * size)) {
+    ctx.UseKernel("pool_f32");
+    CodeWriter k;
+    k.Line("/* average, planes, elements per plane */");
+    k.Line(std::string("mlfk_global_pool_f32_exec(") + EmitContext::kExec + ", " +
+           (max ? "0" : "1") + ", " + S(planes) + ", " + S(size) + ", in0, out0);");
+    *body = k.str();
+    return Status::Ok();
+  }
   const int64_t full = size / kLanes * kLanes;
   auto acc = [&](const std::string& a, const std::string& v) {
     return max ? a + " = " + v + " > " + a + " ? " + v + " : " + a + ";" : a + " += " + v + ";";

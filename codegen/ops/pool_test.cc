@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
 #include <utility>
 
 #include "codegen/ops/op.h"
@@ -260,6 +262,11 @@ std::vector<Pool> WindowCases(const std::string& op) {
       {op, {1, 2, 5, 6, 7}, {{"kernel_shape", Ints{3, 3, 3}}, {"pads", Ints{1, 1, 1, 1, 1, 1}}}},
       {op, {1, 1, 3, 3}, {{"kernel_shape", Ints{5, 5}}, {"pads", Ints{2, 2, 2, 2}}}},
       {op, {1, 2, 6, 5}, {{"kernel_shape", Ints{2, 3}}, {"pads", Ints{1, 1, 0, 1}}}, DType::kFloat64},
+      // Above kPoolKernelMinTaps: through the kernel layer (pool_f32).
+      {op, {1, 16, 33, 35}, {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}},
+      {op, {2, 8, 27, 27}, {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}},
+      {op, {1, 8, 23, 29},
+       {{"kernel_shape", Ints{4, 3}}, {"strides", Ints{3, 1}}, {"dilations", Ints{1, 2}}, {"pads", Ints{2, 0, 1, 3}}}},
   };
 }
 
@@ -276,7 +283,57 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Pool{"GlobalAveragePool", {2, 3, 5, 7}}, Pool{"GlobalMaxPool", {2, 3, 5, 7}},
                       Pool{"GlobalAveragePool", {1, 4, 3}}, Pool{"GlobalMaxPool", {1, 4, 3}},
                       Pool{"GlobalMaxPool", {1, 2, 4, 4, 4}},
-                      Pool{"GlobalAveragePool", {1, 2, 4, 4, 4}, {}, DType::kFloat64}));
+                      Pool{"GlobalAveragePool", {1, 2, 4, 4, 4}, {}, DType::kFloat64},
+                      // Above kPoolKernelMinTaps elements: pool_f32.
+                      Pool{"GlobalAveragePool", {2, 40, 13, 13}}, Pool{"GlobalMaxPool", {1, 170, 7, 7}}));
+
+// The emitted body of `p`'s node and the kernel families it calls.
+std::pair<std::string, std::set<std::string>> Body(const Pool& p) {
+  int y = 0;
+  OpTest t = Build(p, &y);
+  EXPECT_TRUE(t.Infer().ok());
+  std::set<std::string> kernels;
+  std::string body;
+  const EmitContext ctx{t.node(), t.graph(), &kernels};
+  EXPECT_TRUE(FindOp(p.op)->emit(ctx, &body).ok());
+  return {body, kernels};
+}
+
+TEST(PoolTest, LargeFloatPoolsCallTheKernelLayer) {
+  // 64 x 56 x 56 outputs x 9 taps (ResNet18's stem pool).
+  auto [body, kernels] = Body({"MaxPool", {1, 64, 112, 112},
+                               {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}});
+  EXPECT_EQ(kernels, (std::set<std::string>{"pool_f32"}));
+  EXPECT_NE(body.find("static const mlfk_pool2d_f32_shape shape = {1, 64, 112, 112, 56, 56, 3, 3, 2, 2, 1, "
+                      "1, 1, 1, 1, 1, 0, 0};"),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("mlfk_pool2d_f32_exec(ex, &shape, in0, out0);"), std::string::npos) << body;
+  // SqueezeNet's: ceil_mode, no padding; AveragePool with count_include_pad.
+  auto avg = Body({"AveragePool", {1, 256, 27, 27},
+                   {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}},
+                    {"count_include_pad", int64_t{1}}}});
+  EXPECT_NE(avg.first.find("{1, 256, 27, 27, 13, 13, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1};"), std::string::npos)
+      << avg.first;
+  auto global = Body({"GlobalAveragePool", {1, 1280, 7, 7}});
+  EXPECT_EQ(global.second, (std::set<std::string>{"pool_f32"}));
+  EXPECT_NE(global.first.find("mlfk_global_pool_f32_exec(ex, 1, 1280, 49, in0, out0);"), std::string::npos)
+      << global.first;
+}
+
+TEST(PoolTest, SmallIntegerAnd3DPoolsKeepTheLoops) {
+  // LeNet-5's first pool: 6 x 14 x 14 outputs x 4 taps = 4704, below 2^13.
+  for (const Pool& p : {Pool{"MaxPool", {1, 6, 28, 28}, {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}}},
+                        Pool{"MaxPool", {1, 64, 112, 112}, {{"kernel_shape", Ints{3, 3}}}, DType::kUInt8},
+                        Pool{"MaxPool", {1, 16, 32, 32, 32}, {{"kernel_shape", Ints{2, 2, 2}}}},
+                        Pool{"GlobalAveragePool", {1, 1280, 7, 7}, {}, DType::kFloat64},
+                        Pool{"GlobalAveragePool", {1, 8, 31, 33}}}) {
+    SCOPED_TRACE(p.op + " " + FormatShape(p.x));
+    auto [body, kernels] = Body(p);
+    EXPECT_TRUE(kernels.empty());
+    EXPECT_EQ(body.find("mlfk_"), std::string::npos) << body;
+  }
+}
 
 TEST(PoolTest, ReportsMacs) {
   int y = 0;
