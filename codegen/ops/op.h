@@ -123,6 +123,7 @@ void RegisterSelectOps(std::vector<OpDef>* table);
 void RegisterLayerNormOps(std::vector<OpDef>* table);
 void RegisterScatterOps(std::vector<OpDef>* table);
 void RegisterNormalizeOps(std::vector<OpDef>* table);
+void RegisterLossOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

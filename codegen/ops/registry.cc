@@ -33,6 +33,7 @@ const std::vector<OpDef>& Table() {
     RegisterLayerNormOps(t);
     RegisterScatterOps(t);
     RegisterNormalizeOps(t);
+    RegisterLossOps(t);
     return t;
   }();
   return *table;
