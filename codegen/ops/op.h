@@ -124,6 +124,12 @@ void RegisterLayerNormOps(std::vector<OpDef>* table);
 void RegisterScatterOps(std::vector<OpDef>* table);
 void RegisterNormalizeOps(std::vector<OpDef>* table);
 void RegisterLossOps(std::vector<OpDef>* table);
+void RegisterWindowOps(std::vector<OpDef>* table);
+void RegisterRnnOps(std::vector<OpDef>* table);
+void RegisterReverseSequenceOps(std::vector<OpDef>* table);
+void RegisterDetOps(std::vector<OpDef>* table);
+void RegisterMaxUnpoolOps(std::vector<OpDef>* table);
+void RegisterEinsumOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -34,6 +34,12 @@ const std::vector<OpDef>& Table() {
     RegisterScatterOps(t);
     RegisterNormalizeOps(t);
     RegisterLossOps(t);
+    RegisterWindowOps(t);
+    RegisterRnnOps(t);
+    RegisterReverseSequenceOps(t);
+    RegisterDetOps(t);
+    RegisterMaxUnpoolOps(t);
+    RegisterEinsumOps(t);
     return t;
   }();
   return *table;
