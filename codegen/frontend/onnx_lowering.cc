@@ -146,6 +146,21 @@ Status Canonicalise(ir::Node node, int64_t opset, LoweringContext& ctx) {
     if (node.inputs.size() == 2) node.inputs = {node.inputs[0], ir::kNoValue, node.inputs[1]};
     node.attrs.emplace("coordinate_transformation_mode", std::string("asymmetric"));
     node.attrs.emplace("nearest_mode", std::string("floor"));
+  } else if (op == "Upsample") {
+    // Upsample (opsets 7-9, gone in 10) is opset 10's Resize: scales (an
+    // attribute before opset 9) as input 2, asymmetric coordinates, floor.
+    if (node.HasAttr("scales")) {
+      MLF_ASSIGN_OR_RETURN(std::vector<double> scales, node.Floats("scales", {}));
+      ir::HostTensor t = ir::HostTensor::Zeros(DType::kFloat32, {static_cast<int64_t>(scales.size())});
+      for (size_t i = 0; i < scales.size(); ++i) t.SetDouble(i, scales[i]);
+      node.attrs.erase("scales");
+      node.inputs = {node.inputs.at(0), ir::kNoValue, ctx.AddConstant(node.name + "_scales", std::move(t))};
+    } else if (node.inputs.size() == 2) {
+      node.inputs = {node.inputs[0], ir::kNoValue, node.inputs[1]};
+    }
+    node.op = "Resize";
+    node.attrs.emplace("coordinate_transformation_mode", std::string("asymmetric"));
+    node.attrs.emplace("nearest_mode", std::string("floor"));
   } else if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset < 13) {
     return LowerOldSoftmax(std::move(node), ctx);
   } else if (op == "BatchNormalization") {

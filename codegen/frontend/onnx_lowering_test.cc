@@ -130,6 +130,35 @@ TEST(OnnxLowering, ClipAndPadAttributesBecomeInputs) {
   EXPECT_EQ(ctx.ConstInts(pad.inputs[1]), (std::vector<int64_t>{0, 1, 0, 0, 1, 0}));
 }
 
+TEST(OnnxLowering, UpsampleBecomesResize) {
+  FakeContext ctx;
+  ctx.ids["scales"] = ctx.graph().AddConstant("scales", ir::HostTensor::Zeros(DType::kFloat32, {3}));
+  onnx::NodeProto n = Node("Upsample", {"x", "scales"}, {"y"});
+  ASSERT_TRUE(LowerNode(n, "up", 9, ctx).ok());
+  const ir::Node& r = ctx.emitted[0];
+  EXPECT_EQ(r.op, "Resize");
+  EXPECT_EQ(r.inputs, (std::vector<int>{ctx.ids["x"], ir::kNoValue, ctx.ids["scales"]}));
+  EXPECT_EQ(std::get<std::string>(r.attrs.at("coordinate_transformation_mode")), "asymmetric");
+  EXPECT_EQ(std::get<std::string>(r.attrs.at("nearest_mode")), "floor");
+
+  // Opset 7: scales is an attribute.
+  onnx::NodeProto old = Node("Upsample", {"x"}, {"z"});
+  auto* a = old.add_attribute();
+  a->set_name("scales");
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (float f : {1.0f, 2.0f, 3.0f}) a->add_floats(f);
+  ASSERT_TRUE(LowerNode(old, "up7", 7, ctx).ok());
+  const ir::Node& r7 = ctx.emitted[1];
+  EXPECT_EQ(r7.op, "Resize");
+  ASSERT_EQ(r7.inputs.size(), 3u);
+  EXPECT_EQ(r7.inputs[1], ir::kNoValue);
+  EXPECT_FALSE(r7.HasAttr("scales"));
+  const ir::HostTensor& scales = *ctx.graph().value(r7.inputs[2]).constant;
+  EXPECT_EQ(scales.dtype, DType::kFloat32);
+  EXPECT_EQ(scales.shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(scales.GetDouble(2), 3.0);
+}
+
 TEST(OnnxLowering, OldSoftmaxIsReshapedTo2D) {
   FakeContext ctx;
   onnx::NodeProto n = Node("Softmax", {"x"}, {"y"});

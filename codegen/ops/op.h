@@ -123,6 +123,13 @@ void RegisterSelectOps(std::vector<OpDef>* table);
 void RegisterLayerNormOps(std::vector<OpDef>* table);
 void RegisterScatterOps(std::vector<OpDef>* table);
 void RegisterNormalizeOps(std::vector<OpDef>* table);
+void RegisterLossOps(std::vector<OpDef>* table);
+void RegisterWindowOps(std::vector<OpDef>* table);
+void RegisterRnnOps(std::vector<OpDef>* table);
+void RegisterReverseSequenceOps(std::vector<OpDef>* table);
+void RegisterDetOps(std::vector<OpDef>* table);
+void RegisterMaxUnpoolOps(std::vector<OpDef>* table);
+void RegisterEinsumOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -33,6 +33,13 @@ const std::vector<OpDef>& Table() {
     RegisterLayerNormOps(t);
     RegisterScatterOps(t);
     RegisterNormalizeOps(t);
+    RegisterLossOps(t);
+    RegisterWindowOps(t);
+    RegisterRnnOps(t);
+    RegisterReverseSequenceOps(t);
+    RegisterDetOps(t);
+    RegisterMaxUnpoolOps(t);
+    RegisterEinsumOps(t);
     return t;
   }();
   return *table;

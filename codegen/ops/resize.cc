@@ -1,10 +1,16 @@
 // Resize (opset 11-19 form: X, roi, scales, sizes; constant scales or
 // sizes). Modes nearest (any dtype; nearest_mode round_prefer_floor,
-// round_prefer_ceil, floor, ceil) and linear (float32/float64, N-linear over
-// every resized axis); every coordinate_transformation_mode of opset 19
-// (half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners,
-// asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize with roi and
-// extrapolation_value); attribute axes. Cubic mode and antialias are refused.
+// round_prefer_ceil, floor, ceil), linear (float32/float64, N-linear over
+// every resized axis) and cubic (float32/float64, separable over every
+// resized axis: four taps per axis at floor(x) - 1 .. floor(x) + 2 weighted
+// by Keys' kernel with cubic_coeff_a, default -0.75, taps beyond the edges
+// reading the edge element, or with exclude_outside=1 weighted 0 and the
+// other weights renormalised; an integer x weights its taps as ONNX's
+// reference does, with ratio 1 from floor(x) - 1); every
+// coordinate_transformation_mode of opset 19 (half_pixel,
+// half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric,
+// tf_half_pixel_for_nn, tf_crop_and_resize with roi and extrapolation_value);
+// attribute axes. antialias is refused.
 //
 // The generated code reads per-axis index and weight tables computed here
 // (static const arrays); evaluate() computes the same source coordinates per
@@ -21,7 +27,7 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-enum class Mode { kNearest, kLinear };
+enum class Mode { kNearest, kLinear, kCubic };
 enum class Coord {
   kHalfPixel,
   kHalfPixelSymmetric,
@@ -37,6 +43,8 @@ struct ResizePlan {
   Mode mode = Mode::kNearest;
   Coord coord = Coord::kHalfPixel;
   Rounding rounding = Rounding::kRoundPreferFloor;
+  double cubic_a = -0.75;        // cubic_coeff_a
+  bool exclude_outside = false;  // cubic: taps beyond the edges weigh 0
   DType dtype = DType::kFloat32;
   Shape in, out;
   // Per axis: the scale, the crop box (tf_crop_and_resize) and the resized
@@ -71,7 +79,7 @@ Status ParseModes(const ir::Node& node, ResizePlan* p) {
   MLF_ASSIGN_OR_RETURN(std::string mode, node.String("mode", "nearest"));
   if (mode == "nearest") p->mode = Mode::kNearest;
   else if (mode == "linear") p->mode = Mode::kLinear;
-  else if (mode == "cubic") return NodeUnsupported(node, "mode 'cubic' is not supported (nearest and linear are)");
+  else if (mode == "cubic") p->mode = Mode::kCubic;
   else return NodeError(node, "unknown mode '" + mode + "' (expected nearest, linear or cubic)");
 
   MLF_ASSIGN_OR_RETURN(std::string coord, node.String("coordinate_transformation_mode", "half_pixel"));
@@ -97,6 +105,12 @@ Status ParseModes(const ir::Node& node, ResizePlan* p) {
   else if (rounding == "ceil") p->rounding = Rounding::kCeil;
   else return NodeError(node, "unknown nearest_mode '" + rounding + "'");
 
+  MLF_ASSIGN_OR_RETURN(p->cubic_a, node.Float("cubic_coeff_a", -0.75));
+  MLF_ASSIGN_OR_RETURN(int64_t exclude, node.Int("exclude_outside", 0));
+  if (exclude != 0 && exclude != 1) {
+    return NodeError(node, "exclude_outside " + std::to_string(exclude) + " is invalid (0 or 1)");
+  }
+  p->exclude_outside = exclude == 1;
   MLF_ASSIGN_OR_RETURN(int64_t antialias, node.Int("antialias", 0));
   if (antialias != 0) return NodeUnsupported(node, "antialias=1 is not supported");
   MLF_ASSIGN_OR_RETURN(std::string policy, node.String("keep_aspect_ratio_policy", "stretch"));
@@ -113,9 +127,9 @@ Result<ResizePlan> PlanResize(const ir::Node& node, const std::vector<InputInfo>
   p.dtype = in[0].dtype;
   p.in = in[0].shape;
   const size_t r = p.in.size();
-  if (p.mode == Mode::kLinear && p.dtype != DType::kFloat32 && p.dtype != DType::kFloat64) {
-    return NodeUnsupported(node, std::string("mode 'linear' supports float32 and float64 data, got ") +
-                                     DTypeName(p.dtype));
+  if (p.mode != Mode::kNearest && p.dtype != DType::kFloat32 && p.dtype != DType::kFloat64) {
+    return NodeUnsupported(node, std::string("mode '") + (p.mode == Mode::kLinear ? "linear" : "cubic") +
+                                     "' supports float32 and float64 data, got " + DTypeName(p.dtype));
   }
   Shape all;
   for (size_t d = 0; d < r; ++d) all.push_back(static_cast<int64_t>(d));
@@ -207,12 +221,41 @@ double SourceCoordinate(const ResizePlan& p, size_t d, int64_t o) {
 }
 
 // One output index of one axis: the value is x[lo] * (1 - w) + x[hi] * w
-// (nearest: x[lo]); `inside` is false where tf_crop_and_resize extrapolates.
+// (nearest: x[lo]; cubic: the sum of x[tap[k]] * tap_w[k]); `inside` is
+// false where tf_crop_and_resize extrapolates.
 struct Sample {
   int64_t lo = 0, hi = 0;
   double w = 0;
+  int64_t tap[4] = {0, 0, 0, 0};
+  double tap_w[4] = {0, 0, 0, 0};
   bool inside = true;
 };
+
+// Keys' cubic convolution kernel at distance t (0 <= t <= 2) with parameter a.
+double CubicWeight(double t, double a) {
+  if (t <= 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+  return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+}
+
+// The four cubic taps around source coordinate x on an axis of `size`
+// elements (see the top of the file).
+void CubicTaps(const ResizePlan& p, double x, int64_t size, Sample* s) {
+  double f = std::floor(x), ratio = x - f;
+  if (ratio == 0) f -= 1, ratio = 1;  // ONNX's reference: the taps left of x
+  const int64_t base = static_cast<int64_t>(f) - 1;
+  const double distance[4] = {ratio + 1, ratio, 1 - ratio, 2 - ratio};
+  double total = 0;
+  for (int k = 0; k < 4; ++k) {
+    const int64_t i = base + k;
+    const bool outside = i < 0 || i >= size;
+    s->tap[k] = std::clamp(i, int64_t{0}, size - 1);
+    s->tap_w[k] = p.exclude_outside && outside ? 0 : CubicWeight(distance[k], p.cubic_a);
+    total += s->tap_w[k];
+  }
+  if (p.exclude_outside) {
+    for (double& w : s->tap_w) w /= total;
+  }
+}
 
 Sample SampleAt(const ResizePlan& p, size_t d, int64_t o) {
   const double x = SourceCoordinate(p, d, o);
@@ -230,6 +273,8 @@ Sample SampleAt(const ResizePlan& p, size_t d, int64_t o) {
       case Rounding::kCeil: up = frac > 0; break;
     }
     s.lo = s.hi = std::clamp(base + (up ? 1 : 0), int64_t{0}, last);
+  } else if (p.mode == Mode::kCubic) {
+    CubicTaps(p, x, p.in[d], &s);
   } else {
     s.lo = std::clamp(base, int64_t{0}, last);
     s.hi = std::clamp(base + 1, int64_t{0}, last);
@@ -266,6 +311,19 @@ Status ResizeEvaluate(const ir::Node& node, const std::vector<const ir::HostTens
       int64_t src = 0;
       for (size_t d = 0; d < r; ++d) src += samples[d].lo * xs[d];
       std::memcpy(&y.bytes[o * es], &x.bytes[static_cast<size_t>(src) * es], es);
+    } else if (p.mode == Mode::kCubic) {
+      double sum = 0;
+      for (uint64_t taps = 0; taps < (uint64_t{1} << (2 * r)); ++taps) {
+        double weight = 1;
+        int64_t src = 0;
+        for (size_t d = 0; d < r; ++d) {
+          const size_t k = (taps >> (2 * d)) & 3;
+          weight *= samples[d].tap_w[k];
+          src += samples[d].tap[k] * xs[d];
+        }
+        if (weight != 0) sum += weight * x.GetDouble(static_cast<uint64_t>(src));
+      }
+      y.SetDouble(o, sum);
     } else {
       double sum = 0;
       for (uint64_t corner = 0; corner < (uint64_t{1} << r); ++corner) {
@@ -298,18 +356,29 @@ struct Loop {
 };
 
 void EmitTables(const ResizePlan& p, size_t d, int64_t stride, bool* extrapolates, std::string* body) {
-  std::vector<int64_t> lo, hi, ok;
-  std::vector<double> w;
+  std::vector<int64_t> lo, hi, ok, taps[4];
+  std::vector<double> w, tap_w[4];
   for (int64_t o = 0; o < p.out[d]; ++o) {
     const Sample s = SampleAt(p, d, o);
     lo.push_back(s.lo * stride);
     hi.push_back(s.hi * stride);
     w.push_back(s.w);
+    for (int k = 0; k < 4; ++k) {
+      taps[k].push_back(s.tap[k] * stride);
+      tap_w[k].push_back(s.tap_w[k]);
+    }
     ok.push_back(s.inside ? 1 : 0);
   }
   const std::string a = std::to_string(d);
   const char* type = IndexType((p.in[d] - 1) * stride);
-  *body += StaticTable("  ", type, "lo" + a, lo);
+  if (p.mode == Mode::kCubic) {
+    for (int k = 0; k < 4; ++k) {
+      *body += StaticTable("  ", type, "t" + std::to_string(k) + "_" + a, taps[k]);
+      *body += StaticFloatTable("  ", p.dtype, "tw" + std::to_string(k) + "_" + a, tap_w[k]);
+    }
+  } else {
+    *body += StaticTable("  ", type, "lo" + a, lo);
+  }
   if (p.mode == Mode::kLinear) {
     *body += StaticTable("  ", type, "hi" + a, hi);
     *body += StaticFloatTable("  ", p.dtype, "wt" + a, w);
@@ -322,9 +391,30 @@ bool IsIdentity(const ResizePlan& p, size_t d) {
   if (p.out[d] != p.in[d]) return false;
   for (int64_t o = 0; o < p.out[d]; ++o) {
     const Sample s = SampleAt(p, d, o);
-    if (!s.inside || s.lo != o || s.w != 0) return false;
+    if (!s.inside) return false;
+    if (p.mode == Mode::kCubic) {
+      // Only the tap at o (the third: x = o is an integer), with weight 1.
+      if (s.tap[2] != o || s.tap_w[2] != 1 || s.tap_w[0] != 0 || s.tap_w[1] != 0 || s.tap_w[3] != 0) return false;
+    } else if (s.lo != o || s.w != 0) {
+      return false;
+    }
   }
   return true;
+}
+
+// The cubic interpolation over resized loops [k, end) as a C expression:
+// four taps per axis.
+std::string Cubic(const std::vector<Loop>& loops, size_t k, const Terms& terms) {
+  while (k < loops.size() && !loops[k].resized) ++k;
+  if (k == loops.size()) return "in0[" + IndexExpr(0, terms) + "]";
+  const std::string a = std::to_string(loops[k].axis), v = "i" + std::to_string(k);
+  std::string sum;
+  for (int j = 0; j < 4; ++j) {
+    Terms tap = terms;
+    tap.push_back({"t" + std::to_string(j) + "_" + a + "[" + v + "]", 1});
+    sum += (j == 0 ? "" : " + ") + Cubic(loops, k + 1, tap) + " * tw" + std::to_string(j) + "_" + a + "[" + v + "]";
+  }
+  return "(" + sum + ")";
 }
 
 // The interpolation over resized loops [k, end) as a C expression.
@@ -376,7 +466,7 @@ Status ResizeEmit(const EmitContext& ctx, std::string* body) {
         nearest.push_back({v, l.in_stride});
         continue;
       }
-      nearest.push_back({"lo" + a + "[" + v + "]", 1});
+      if (p.mode != Mode::kCubic) nearest.push_back({"lo" + a + "[" + v + "]", 1});
       if (l.extrapolates) ok += (ok.empty() ? "" : " && ") + ("ok" + a + "[" + v + "]");
       if (linear) {
         *body += ind + "const " + real + " w" + std::to_string(k) + " = wt" + a + "[" + v + "], u" +
@@ -387,7 +477,9 @@ Status ResizeEmit(const EmitContext& ctx, std::string* body) {
     for (size_t k = 0; k < loops.size(); ++k) {
       if (!loops[k].resized) identity.push_back({"i" + std::to_string(k), loops[k].in_stride});
     }
-    std::string value = linear ? Lerp(loops, 0, identity) : "in0[" + IndexExpr(0, nearest) + "]";
+    std::string value = linear ? Lerp(loops, 0, identity)
+                        : p.mode == Mode::kCubic ? Cubic(loops, 0, identity)
+                                                 : "in0[" + IndexExpr(0, nearest) + "]";
     if (!ok.empty()) {
       value = ok + " ? " + value + " : " + ElementLiteral(p.dtype, p.extrapolation.bytes.data());
     }

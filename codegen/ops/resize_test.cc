@@ -1,4 +1,4 @@
-// Resize: the ONNX examples for nearest and linear, errors, and generated C
+// Resize: the ONNX examples for nearest, linear and cubic, errors, and generated C
 // against evaluate() over modes, coordinate transformations and dtypes.
 #include <gtest/gtest.h>
 
@@ -251,6 +251,86 @@ TEST(Resize, GeneratedConfigurations) {
   }
 }
 
+// The ONNX backend cases' expected values (libonnx-testdata), first rows.
+TEST(Resize, OnnxCubicExamples) {
+  auto run = [](ResizeArgs a, double coeff_a, bool exclude, const Shape& out_shape) {
+    OpTest t("Resize");
+    a.mode = "cubic";
+    AddResize(t, DType::kFloat32, {1, 1, 4, 4}, a);
+    if (coeff_a != -0.75) t.Attr("cubic_coeff_a", coeff_a);
+    if (exclude) t.Attr("exclude_outside", int64_t{1});
+    ExpectGeneratedMatches(t, {Iota1({1, 1, 4, 4})}, 1e-5, true);
+    EXPECT_EQ(t.graph().value(t.node().outputs[0]).shape, out_shape);
+    auto y = t.Evaluate({Iota1({1, 1, 4, 4})});
+    EXPECT_TRUE(y.ok());
+    return y.ok() ? Values((*y)[0]) : std::vector<double>{};
+  };
+  auto expect_prefix = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_GE(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  };
+  ResizeArgs up;
+  up.scales = {1, 1, 2, 2};
+  {
+    SCOPED_TRACE("test_resize_upsample_scales_cubic");
+    expect_prefix(run(up, -0.75, false, {1, 1, 8, 8}),
+                  {0.47265625, 0.76953125, 1.24609375, 1.875, 2.28125, 2.91015625, 3.38671875, 3.68359375});
+  }
+  {
+    SCOPED_TRACE("test_resize_upsample_scales_cubic_align_corners");
+    up.coord = "align_corners";
+    expect_prefix(run(up, -0.75, false, {1, 1, 8, 8}),
+                  {1.0, 1.34110785, 1.80029154, 2.32944608, 2.67055392, 3.19970846, 3.65889215, 4.0});
+  }
+  {
+    SCOPED_TRACE("test_resize_downsample_scales_cubic_A_n0p5_exclude_outside");
+    ResizeArgs down;
+    down.scales = {1, 1, 0.8, 0.8};
+    expect_prefix(run(down, -0.5, true, {1, 1, 3, 3}), {1.36812675, 2.6695013, 4.01333666, 6.57362509, 7.875,
+                                                        9.21883488, 11.94896603, 13.25034142, 14.59417629});
+  }
+}
+
+TEST(Resize, CubicGeneratedMatchesReference) {
+  struct Case {
+    DType d;
+    Shape shape;
+    std::vector<double> scales;
+    Shape sizes;
+    const char* coord;
+    bool exclude;
+  };
+  const Case cases[] = {
+      {DType::kFloat32, {1, 2, 5, 3}, {1, 1, 1.7, 2.5}, {}, "half_pixel", false},
+      {DType::kFloat64, {2, 3, 6}, {1, 1, 0.5}, {}, "pytorch_half_pixel", true},
+      {DType::kFloat32, {1, 1, 4, 7}, {}, {1, 1, 9, 3}, "half_pixel_symmetric", false},
+      {DType::kFloat32, {3, 4}, {2, 1}, {}, "asymmetric", true},  // one resized axis, one copied
+      {DType::kFloat64, {2, 2, 3}, {}, {2, 3, 5}, "align_corners", false},
+      {DType::kFloat32, {1, 1, 5, 5}, {}, {1, 1, 3, 3}, "tf_half_pixel_for_nn", true},
+  };
+  uint64_t seed = 300;
+  for (const Case& c : cases) {
+    ResizeArgs a;
+    a.mode = "cubic";
+    a.coord = c.coord;
+    a.scales = c.scales;
+    a.sizes = c.sizes;
+    OpTest t("Resize");
+    AddResize(t, c.d, c.shape, a);
+    if (c.exclude) t.Attr("exclude_outside", int64_t{1});
+    t.Attr("cubic_coeff_a", -0.5 - 0.1 * static_cast<double>(seed % 3));
+    SCOPED_TRACE(std::string(c.coord) + " " + DTypeName(c.d) + FormatShape(c.shape));
+    ExpectGeneratedMatches(t, {RandomTensor(c.d, c.shape, seed++)}, 1e-5, seed % 2 == 0);
+  }
+  // Scale 1 on every axis: the identity, copied.
+  ResizeArgs same;
+  same.mode = "cubic";
+  same.scales = {1, 1, 1};
+  OpTest t("Resize");
+  AddResize(t, DType::kFloat32, {2, 3, 4}, same);
+  ExpectGeneratedMatches(t, {RandomTensor(DType::kFloat32, {2, 3, 4}, 8)}, 0);
+}
+
 TEST(Resize, ScalesOfOneCopyUnchangedAxes) {
   OpTest t("Resize");
   ResizeArgs a;
@@ -269,7 +349,15 @@ TEST(Resize, Errors) {
   ResizeArgs cubic;
   cubic.mode = "cubic";
   cubic.scales = {1, 1, 2, 2};
-  EXPECT_EQ(error(DType::kFloat32, cubic), "node 'r' (Resize): mode 'cubic' is not supported (nearest and linear are)");
+  EXPECT_EQ(error(DType::kUInt8, cubic), "node 'r' (Resize): mode 'cubic' supports float32 and float64 data, got uint8");
+  OpTest exclude("Resize", "r");
+  AddResize(exclude, DType::kFloat32, {1, 1, 4, 4}, cubic);
+  exclude.Attr("exclude_outside", int64_t{2});
+  EXPECT_EQ(InferError(exclude), "node 'r' (Resize): exclude_outside 2 is invalid (0 or 1)");
+  ResizeArgs mode;
+  mode.mode = "bicubic";
+  mode.scales = {1, 1, 2, 2};
+  EXPECT_EQ(error(DType::kFloat32, mode), "node 'r' (Resize): unknown mode 'bicubic' (expected nearest, linear or cubic)");
 
   ResizeArgs linear;
   linear.mode = "linear";
