@@ -186,7 +186,7 @@ TEST_F(ModelBenchTest, BadUsageExitsTwoNamingTheFlag) {
   const CommandResult r = Bench(MlfBinary(), {"--models", "alexnet"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("run_model_bench.sh: error: argument --models: unknown model 'alexnet' "
-                       "(known: resnet18,mobilenet_v2,squeezenet1_1,lenet5,mlp)"),
+                       "(known: resnet18,mobilenet_v2,squeezenet1_1,mobilenet_v2_int8,lenet5,mlp)"),
             std::string::npos)
       << r.err;
 }

@@ -114,8 +114,13 @@ Result<SampleInputs> ReadSampleInputs(const Metadata& metadata,
     if (!ref.ok()) return ref.status().WithContext(context);
     if (samples.count(*ref)) return InvalidArgument(context + ": this input was given twice");
     const TensorInfo& input = metadata.modules.at(ref->first).inputs[ref->second];
-    // A float32 file for an int8 input is 4x the input's size.
-    Result<NpyArray> array = ReadNpyFile(spec.path, 4 * input.size_bytes + (1 << 20));
+    // A quantized input may come as float32: 4 bytes per element.
+    uint64_t data_bytes = input.size_bytes;
+    if (input.quantization) {
+      Result<uint64_t> floats = ByteSize(DType::kFloat32, input.shape);
+      if (floats.ok() && *floats > data_bytes) data_bytes = *floats;
+    }
+    Result<NpyArray> array = ReadNpyFile(spec.path, data_bytes + (1 << 20));
     if (!array.ok()) return array.status().WithContext(context);
     Status matches = Status::Ok();
     Result<DType> dtype = input.dtype.Known();

@@ -121,8 +121,12 @@ Result<std::string> SelectModule(const ModelLibrary& library, const std::string&
 Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path,
                        bool quantize) {
   MLF_ASSIGN_OR_RETURN(TensorSpec spec, executor.input_info(index));
-  // A float32 file for an int8 input is 4x the input's size.
-  MLF_ASSIGN_OR_RETURN(NpyArray array, ReadNpyFile(path, 4 * spec.size_bytes + (1 << 20)));
+  // A quantized input may come as float32: 4 bytes per element.
+  uint64_t data_bytes = spec.size_bytes;
+  if (HoldsQuantizedValues(spec)) {
+    MLF_ASSIGN_OR_RETURN(data_bytes, ByteSize(DType::kFloat32, spec.shape));
+  }
+  MLF_ASSIGN_OR_RETURN(NpyArray array, ReadNpyFile(path, data_bytes + (1 << 20)));
   if (array.dtype == DType::kFloat32 && spec.dtype != DType::kFloat32) {
     MLF_RETURN_IF_ERROR(QuantizeInput(spec, quantize, array).WithContext(path));
   }
