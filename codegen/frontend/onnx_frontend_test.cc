@@ -249,15 +249,17 @@ TEST(OnnxFrontend, UnsupportedDTypeAndKinds) {
             "supported)");
 }
 
-// Det (a determinant) is not an operator of this build; if it is ever
+// RandomUniformLike (a random-number op) is not an operator of this build; if it is ever
 // registered, pick another one the registry lacks.
 TEST(OnnxFrontend, UnsupportedOp) {
-  ASSERT_EQ(ops::FindOp("Det"), nullptr);
+  ASSERT_EQ(ops::FindOp("RandomUniformLike"), nullptr);
   ModelBuilder b;
   b.Input("x", kFloat, {3, 3});
-  b.Node("Det", {"x"}, {"y"}, "det");
-  b.Output("y", kFloat, {});
-  EXPECT_EQ(Error(b.Bytes()), "unimplemented: node 'det' (Det): operator Det is not supported");
+  b.Node("RandomUniformLike", {"x"}, {"y"}, "random");
+  b.Output("y", kFloat, {3, 3});
+  EXPECT_EQ(Error(b.Bytes()),
+            "unimplemented: node 'random' (RandomUniformLike): operator RandomUniformLike is not "
+            "supported");
 }
 
 TEST(OnnxFrontend, UnsupportedDomain) {
