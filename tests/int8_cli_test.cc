@@ -26,25 +26,14 @@
 
 #include "artifact/format/npy.h"
 #include "tests/run_command.h"
+#include "tests/test_tensors.h"
 #include "tests/test_files.h"
 
 namespace mlf {
 namespace {
 
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return std::string(srcdir != nullptr ? srcdir : ".") + "/mlfkit/" + path;
-}
-
-std::vector<float> Floats(const std::string& path) {
-  Result<NpyArray> a = ParseNpy(ReadFile(path));
-  EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
-  if (!a.ok()) return {};
-  EXPECT_EQ(a->dtype, DType::kFloat32) << path;
-  std::vector<float> v(a->data.size() / sizeof(float));
-  std::memcpy(v.data(), a->data.data(), v.size() * sizeof(float));
-  return v;
-}
+using testing::Float32Npy;
+using testing::Runfile;
 
 // Exports the fixture (with `flags`), runs it, and checks the output against
 // PyTorch's; returns the archive's path.
@@ -62,8 +51,8 @@ std::string ExportAndCompare(const std::string& dir, const std::vector<std::stri
   r = RunCommand(argv);
   EXPECT_EQ(r.exit_code, 0) << Describe(argv, r);
 
-  const std::vector<float> got = Floats(dir + "/out/output.npy");
-  const std::vector<float> want = Floats(Runfile(fixtures + "_expected.npy"));
+  const std::vector<float> got = Float32Npy(dir + "/out/output.npy");
+  const std::vector<float> want = Float32Npy(Runfile(fixtures + "_expected.npy"));
   const double step = std::strtod(ReadFile(Runfile(fixtures + "_step.txt")).c_str(), nullptr);
   EXPECT_GT(step, 0);
   EXPECT_EQ(got.size(), 40u);  // 4 images x 10 classes

@@ -23,25 +23,14 @@
 
 #include "artifact/format/npy.h"
 #include "tests/run_command.h"
+#include "tests/test_tensors.h"
 #include "tests/test_files.h"
 
 namespace mlf {
 namespace {
 
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return std::string(srcdir != nullptr ? srcdir : ".") + "/mlfkit/" + path;
-}
-
-std::vector<float> Floats(const std::string& path) {
-  Result<NpyArray> a = ParseNpy(ReadFile(path));
-  EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
-  if (!a.ok()) return {};
-  EXPECT_EQ(a->dtype, DType::kFloat32) << path;
-  std::vector<float> v(a->data.size() / sizeof(float));
-  std::memcpy(v.data(), a->data.data(), v.size() * sizeof(float));
-  return v;
-}
+using testing::Float32Npy;
+using testing::Runfile;
 
 void ExportRunAndCompare(const std::string& dir, const std::vector<std::string>& flags) {
   const std::string fixture = "tests/int8_fixtures/qoperator_model";
@@ -55,8 +44,8 @@ void ExportRunAndCompare(const std::string& dir, const std::vector<std::string>&
   r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << Describe(argv, r);
 
-  const std::vector<float> got = Floats(dir + "/out/y.npy");
-  const std::vector<float> want = Floats(Runfile(fixture + "_expected.npy"));
+  const std::vector<float> got = Float32Npy(dir + "/out/y.npy");
+  const std::vector<float> want = Float32Npy(Runfile(fixture + "_expected.npy"));
   const double step = std::strtod(ReadFile(Runfile(fixture + "_step.txt")).c_str(), nullptr);
   ASSERT_GT(step, 0);
   ASSERT_EQ(got.size(), 32u);  // 2 images x 16 channels

@@ -15,31 +15,18 @@
 
 #include "artifact/format/npy.h"
 #include "tests/run_command.h"
+#include "tests/test_tensors.h"
 #include "tests/test_files.h"
 
 namespace mlf {
 namespace {
 
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return std::string(srcdir != nullptr ? srcdir : ".") + "/mlfkit/" + path;
-}
-
-// The float32 array in `path`, and its shape.
-std::vector<float> Floats(const std::string& path, std::vector<int64_t>* shape) {
-  Result<NpyArray> a = ParseNpy(ReadFile(path));
-  EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
-  if (!a.ok()) return {};
-  EXPECT_EQ(a->dtype, DType::kFloat32) << path;
-  *shape = a->shape;
-  std::vector<float> v(a->data.size() / sizeof(float));
-  std::memcpy(v.data(), a->data.data(), v.size() * sizeof(float));
-  return v;
-}
+using testing::Float32Npy;
+using testing::Runfile;
 
 void ExpectMatches(const std::string& got_path, const std::string& want_path, const std::vector<int64_t>& shape) {
   std::vector<int64_t> got_shape, want_shape;
-  const std::vector<float> got = Floats(got_path, &got_shape), want = Floats(want_path, &want_shape);
+  const std::vector<float> got = Float32Npy(got_path, &got_shape), want = Float32Npy(want_path, &want_shape);
   EXPECT_EQ(want_shape, shape) << want_path;
   EXPECT_EQ(got_shape, want_shape) << got_path;
   ASSERT_EQ(got.size(), want.size()) << got_path;

@@ -14,24 +14,14 @@
 
 #include "artifact/format/npy.h"
 #include "tests/run_command.h"
+#include "tests/test_tensors.h"
 #include "tests/test_files.h"
 
 namespace mlf {
 namespace {
 
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return std::string(srcdir != nullptr ? srcdir : ".") + "/mlfkit/" + path;
-}
-
-std::vector<float> Floats(const std::string& path) {
-  Result<NpyArray> a = ParseNpy(ReadFile(path));
-  EXPECT_TRUE(a.ok()) << path << ": " << a.status().ToString();
-  if (!a.ok()) return {};
-  std::vector<float> v(a->data.size() / sizeof(float));
-  std::memcpy(v.data(), a->data.data(), v.size() * sizeof(float));
-  return v;
-}
+using testing::Float32Npy;
+using testing::Runfile;
 
 // The values of the firmware's line "output <label> <count> <v0> ...".
 std::vector<float> Printed(const std::string& output, const std::string& label) {
@@ -73,8 +63,8 @@ TEST(RecurrentFirmware, PyTorchGruRunsOnMps2An386LikePyTorch) {
   const std::vector<float> y = Printed(r.out, "y"), h = Printed(r.out, "h");
   EXPECT_EQ(y.size(), 8u);   // [2, 4]
   EXPECT_EQ(h.size(), 24u);  // [1, 2, 12]
-  ExpectMatches(y, Floats(Runfile(fixture + "_expected_y.npy")), "y");
-  ExpectMatches(h, Floats(Runfile(fixture + "_expected_h.npy")), "h");
+  ExpectMatches(y, Float32Npy(Runfile(fixture + "_expected_y.npy")), "y");
+  ExpectMatches(h, Float32Npy(Runfile(fixture + "_expected_h.npy")), "h");
   EXPECT_NE(r.out.find("instructions per inference: "), std::string::npos) << r.out;
 }
 
