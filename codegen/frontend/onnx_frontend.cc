@@ -474,11 +474,11 @@ Status Importer::AddInitializers() {
       return InvalidArgument("initializer '" + init.name() + "' is defined twice");
     }
     Result<ir::HostTensor> tensor = FromTensorProto(init, options_.tensor_limits);
-    if (!tensor.ok() && !DTypeFromOnnx(init.data_type()).ok() && !FirstUse(init.name()).empty()) {
+    if (!tensor.ok()) {
       // An element type we do not read: say which operator field holds it.
-      return tensor.status().WithContext(FirstUse(init.name()));
+      const std::string use = DTypeFromOnnx(init.data_type()).ok() ? "" : FirstUse(init.name());
+      return use.empty() ? tensor.status() : tensor.status().WithContext(use);
     }
-    if (!tensor.ok()) return tensor.status();
     ir::HostTensor t = std::move(*tensor);
     ir::Value v;
     v.name = init.name();
