@@ -28,7 +28,9 @@ constexpr char kUsage[] =
     "options:\n"
     "  --module M            the module to run (needed when the archive has several)\n"
     "  --input NAME=FILE     an input from a NumPy .npy file (format 1.0/2.0, little-\n"
-    "                        endian, C order); NAME is the raw or the C name\n"
+    "                        endian, C order); NAME is the raw or the C name;\n"
+    "                        bfloat16 travels as its uint16 bit patterns (.npy\n"
+    "                        has no bfloat16), here and in the files below\n"
     "  --random-inputs SEED  fill inputs not given with reproducible random values\n"
     "  --output-dir DIR      write each output to DIR/<c_name>.npy\n"
     "  --expect-dir DIR      compare each output with DIR/<c_name>.npy; fails (exit 1)\n"
@@ -166,7 +168,7 @@ Status WriteOutputs(const std::vector<OutputReport>& reports, const std::string&
   for (const OutputReport& r : reports) {
     const std::string path = dir + "/" + r.spec.c_name + ".npy";
     MLF_RETURN_IF_ERROR(CheckOutputFile({path, "output '" + path + "'"}, read));
-    MLF_RETURN_IF_ERROR(WriteNpyFile(path, r.values));
+    MLF_RETURN_IF_ERROR(WriteNpyFile(path, ForNpyFile(r.values)));
   }
   return Status::Ok();
 }

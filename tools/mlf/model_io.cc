@@ -35,6 +35,13 @@ Status CheckNpyMatches(const char* kind, const std::string& name, DType dtype,
   return Status::Ok();
 }
 
+// An .npy file's array for a tensor of `dtype`: uint16 bit patterns stand
+// for bfloat16 (see ForNpyFile).
+NpyArray FromNpyFile(NpyArray array, DType dtype) {
+  if (dtype == DType::kBFloat16 && array.dtype == DType::kUInt16) array.dtype = DType::kBFloat16;
+  return array;
+}
+
 bool HoldsQuantizedValues(const TensorSpec& spec) {
   return spec.quantization.has_value() && IsQuantizedDType(spec.dtype);
 }
@@ -127,6 +134,7 @@ Status SetInputFromNpy(AotExecutor& executor, int index, const std::string& path
     MLF_ASSIGN_OR_RETURN(data_bytes, ByteSize(DType::kFloat32, spec.shape));
   }
   MLF_ASSIGN_OR_RETURN(NpyArray array, ReadNpyFile(path, data_bytes + (1 << 20)));
+  array = FromNpyFile(array, spec.dtype);
   if (array.dtype == DType::kFloat32 && spec.dtype != DType::kFloat32) {
     MLF_RETURN_IF_ERROR(QuantizeInput(spec, quantize, array).WithContext(path));
   }
@@ -164,8 +172,14 @@ Result<NpyArray> OutputAsNpy(const AotExecutor& executor, int index, bool dequan
   return array;
 }
 
+NpyArray ForNpyFile(NpyArray array) {
+  if (array.dtype == DType::kBFloat16) array.dtype = DType::kUInt16;
+  return array;
+}
+
 Result<Comparison> CompareOutput(const std::string& name, const NpyArray& got_array,
-                                 const NpyArray& expected, double rtol, double atol) {
+                                 const NpyArray& expected_file, double rtol, double atol) {
+  const NpyArray expected = FromNpyFile(expected_file, got_array.dtype);
   MLF_RETURN_IF_ERROR(CheckNpyMatches("output", name, got_array.dtype, got_array.shape, expected));
   MLF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(got_array.shape));
   const DType dtype = got_array.dtype;

@@ -66,8 +66,17 @@ struct Comparison {
   double got = 0, want = 0, abs_error = 0;
 };
 
+// .npy has no bfloat16, so bfloat16 tensors travel in .npy files as their
+// uint16 bit patterns (what ONNX's own test data does): an input file may
+// hold uint16 for a bfloat16 input, output files are written that way, and
+// an expected file may hold uint16 for a bfloat16 output.
+//
+// `array` as it is written to an .npy file: bfloat16 as uint16, others unchanged.
+NpyArray ForNpyFile(NpyArray array);
+
 // Compares output `name`'s values `got` (as OutputAsNpy gives them) with
-// `expected`; dtype and shape must match, else kInvalidArgument naming the output.
+// `expected`; dtype and shape must match (uint16 expected values stand for
+// a bfloat16 output's bit patterns), else kInvalidArgument naming the output.
 Result<Comparison> CompareOutput(const std::string& name, const NpyArray& got,
                                  const NpyArray& expected, double rtol, double atol);
 
