@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -179,6 +180,7 @@ class Importer : public LoweringContext {
   Status AddOutputs();
   Status CompareWithOnnx(const ir::Node& node, int value_id) const;
   Status WithConstantHint(const Status& st, const ir::Node& node) const;
+  std::vector<int> GraphInputsFeeding(int value_id) const;
   std::string FreshName(const std::string& base);
   int NewValue(ir::Value v);
 
@@ -241,10 +243,8 @@ Status Importer::CheckOpset() {
   const auto& nodes = model_.graph().node();
   for (int i = 0; i < nodes.size(); ++i) {
     if (!IsDefaultDomain(nodes[i].domain())) {
-      return Unimplemented("node '" + NodeName(nodes[i], i) + "' (" + nodes[i].op_type() +
-                           "): domain '" + nodes[i].domain() +
-                           "' is not supported; mlfkit compiles operators of the default ONNX "
-                           "domain only");
+      return UnsupportedDomain("node '" + NodeName(nodes[i], i) + "' (" + nodes[i].op_type() + ")",
+                               nodes[i].domain());
     }
   }
   bool found = false;
@@ -634,8 +634,34 @@ Status Importer::CompareWithOnnx(const ir::Node& node, int value_id) const {
   return Status::Ok();
 }
 
+// The graph inputs that value `value_id` is computed from, through the
+// nodes emitted so far (values of folded nodes are constants), in the order
+// of the graph's inputs.
+std::vector<int> Importer::GraphInputsFeeding(int value_id) const {
+  std::set<int> seen{value_id}, found;
+  std::vector<int> pending{value_id};
+  while (!pending.empty()) {
+    const int id = pending.back();
+    pending.pop_back();
+    if (std::find(graph_.inputs.begin(), graph_.inputs.end(), id) != graph_.inputs.end()) {
+      found.insert(id);
+      continue;
+    }
+    const int producer = graph_.Producer(id);
+    if (producer < 0) continue;
+    for (int in : graph_.nodes[static_cast<size_t>(producer)].inputs) {
+      if (in >= 0 && seen.insert(in).second) pending.push_back(in);
+    }
+  }
+  std::vector<int> ordered;
+  for (int id : graph_.inputs) {
+    if (found.count(id)) ordered.push_back(id);
+  }
+  return ordered;
+}
+
 // "... input 1 (shape) must be a constant": when that input is a graph input,
-// says how to freeze it.
+// or is computed from graph inputs, says how to freeze them.
 Status Importer::WithConstantHint(const Status& st, const ir::Node& node) const {
   const std::string& m = st.message();
   const size_t at = m.find("must be a constant");
@@ -645,10 +671,24 @@ Status Importer::WithConstantHint(const Status& st, const ir::Node& node) const 
   const long index = std::strtol(m.c_str() + input + 6, &end, 10);
   if (end == m.c_str() + input + 6 || !node.HasInput(static_cast<size_t>(index))) return st;
   const int id = node.inputs[static_cast<size_t>(index)];
-  if (std::find(graph_.inputs.begin(), graph_.inputs.end(), id) == graph_.inputs.end()) return st;
-  return Status(st.code(), m + " (it is graph input '" + graph_.value(id).name +
-                               "': give its value with " + options_.constant_inputs_option + " " +
-                               graph_.value(id).name + "=FILE.npy)");
+  const std::string& flag = options_.constant_inputs_option;
+  if (std::find(graph_.inputs.begin(), graph_.inputs.end(), id) != graph_.inputs.end()) {
+    return Status(st.code(), m + " (it is graph input '" + graph_.value(id).name +
+                                 "': give its value with " + flag + " " +
+                                 graph_.value(id).name + "=FILE.npy)");
+  }
+  const std::vector<int> sources = GraphInputsFeeding(id);
+  if (sources.empty()) return st;
+  std::string names, flags;
+  for (int source : sources) {
+    const std::string& name = graph_.value(source).name;
+    names += (names.empty() ? "'" : ", '") + name + "'";
+    flags += (flags.empty() ? "" : " ") + flag + " " + name + "=FILE.npy";
+  }
+  return Status(st.code(), m + " (it is computed from graph input" +
+                               (sources.size() > 1 ? "s " : " ") + names + ": give " +
+                               (sources.size() > 1 ? "their values" : "its value") + " with " +
+                               flags + ")");
 }
 
 Status Importer::Emit(ir::Node node) {

@@ -259,7 +259,8 @@ TEST(OnnxFrontend, UnsupportedOp) {
   b.Output("y", kFloat, {3, 3});
   EXPECT_EQ(Error(b.Bytes()),
             "unimplemented: node 'random' (RandomUniformLike): operator RandomUniformLike is not "
-            "supported");
+            "supported: it draws random numbers, and a compiled model gives the same outputs for "
+            "the same inputs");
 }
 
 TEST(OnnxFrontend, UnsupportedDomain) {
@@ -276,6 +277,19 @@ TEST(OnnxFrontend, UnsupportedDomain) {
   EXPECT_EQ(Error(b.Bytes()),
             "unimplemented: node 'Normalizer_0' (Normalizer): domain 'ai.onnx.ml' is not "
             "supported; mlfkit compiles operators of the default ONNX domain only");
+}
+
+TEST(OnnxFrontend, TrainingDomainIsRefusedAsTraining) {
+  ModelBuilder b;
+  b.ImportDomain("ai.onnx.preview.training", 1);
+  b.Input("x", kFloat, {2});
+  b.Input("g", kFloat, {2});
+  onnx::NodeProto* n = b.Node("Momentum", {"x", "g"}, {"y"});
+  n->set_domain("ai.onnx.preview.training");
+  b.Output("y", kFloat, {2});
+  EXPECT_EQ(Error(b.Bytes()),
+            "unimplemented: node 'Momentum_0' (Momentum): domain 'ai.onnx.preview.training' holds "
+            "training operators; mlfkit compiles inference only");
 }
 
 TEST(OnnxFrontend, Opsets) {
@@ -452,6 +466,28 @@ TEST(OnnxFrontend, SmallModelWithOps) {
   EXPECT_EQ(g->nodes[0].name, "relu");
   EXPECT_EQ(g->nodes[1].name, "Relu_1");
   EXPECT_EQ(g->value(g->outputs[0]).name, "z");
+}
+
+TEST(OnnxFrontend, ConstantHintNamesTheGraphInputsAShapeIsComputedFrom) {
+  // x[2, 3]; Reshape's shape is s + t: both must be frozen.
+  ModelBuilder b;
+  b.Input("x", kFloat, {2, 3});
+  b.Input("s", kInt64, {2});
+  b.Input("t", kInt64, {2});
+  b.Node("Add", {"s", "t"}, {"st"}, "add");
+  b.Node("Reshape", {"x", "st"}, {"y"}, "reshape");
+  b.Output("y", kFloat, {-2, -2});
+  EXPECT_EQ(Error(b.Bytes()),
+            "invalid_argument: node 'reshape' (Reshape): input 1 (shape) must be a constant (it is "
+            "computed from graph inputs 's', 't': give their values with "
+            "OnnxImportOptions::constant_inputs s=FILE.npy OnnxImportOptions::constant_inputs "
+            "t=FILE.npy)");
+  OnnxImportOptions options;
+  options.constant_inputs["s"] = ir::HostTensor::Zeros(DType::kInt64, {2});
+  EXPECT_EQ(Error(b.Bytes(), options),
+            "invalid_argument: node 'reshape' (Reshape): input 1 (shape) must be a constant (it is "
+            "computed from graph input 't': give its value with OnnxImportOptions::constant_inputs "
+            "t=FILE.npy)");
 }
 
 TEST(OnnxFrontend, ConstantInputs) {

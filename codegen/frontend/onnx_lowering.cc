@@ -223,15 +223,23 @@ Result<ir::AttrValue> ConvertAttribute(const AttributeProto& a, const ir::Node& 
   }
 }
 
+Status UnsupportedDomain(const std::string& who, const std::string& domain) {
+  if (domain == "ai.onnx.preview.training") {
+    return Unimplemented(who + ": domain '" + domain +
+                         "' holds training operators; mlfkit compiles inference only");
+  }
+  return Unimplemented(who + ": domain '" + domain +
+                       "' is not supported; mlfkit compiles operators of the default ONNX "
+                       "domain only");
+}
+
 Status LowerNode(const onnx::NodeProto& proto, const std::string& name, int64_t opset,
                  LoweringContext& ctx) {
   ir::Node node;
   node.name = name;
   node.op = proto.op_type();
   if (!proto.domain().empty() && proto.domain() != "ai.onnx") {
-    return Unimplemented(node.Describe() + ": domain '" + proto.domain() +
-                         "' is not supported; mlfkit compiles operators of the default ONNX "
-                         "domain only");
+    return UnsupportedDomain(node.Describe(), proto.domain());
   }
   for (const AttributeProto& a : proto.attribute()) {
     if (!a.ref_attr_name().empty()) {

@@ -67,6 +67,10 @@ class LoweringContext {
   virtual Status Emit(ir::Node node) = 0;
 };
 
+// The refusal of a node of an operator domain mlfkit does not compile;
+// `who` is "node 'n' (Op)". The training domain says it is training.
+Status UnsupportedDomain(const std::string& who, const std::string& domain);
+
 // Lowers `proto` (named `name`: the model's, or "<op>_<index>") under the
 // default-domain opset `opset`, calling ctx.Emit for each resulting node.
 Status LowerNode(const onnx::NodeProto& proto, const std::string& name, int64_t opset,

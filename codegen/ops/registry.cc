@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "codegen/ops/op.h"
+#include "codegen/ops/refusal_reasons.h"
 
 namespace mlf::ops {
 namespace {
@@ -64,7 +65,9 @@ std::vector<std::string> SupportedOps() {
 Status InferNode(const ir::Node& node, ir::Graph& graph) {
   const OpDef* def = FindOp(node.op);
   if (def == nullptr || def->infer == nullptr) {
-    return Unimplemented(node.Describe() + ": operator " + node.op + " is not supported");
+    const std::string why = WhyNotSupported(node.op);
+    return Unimplemented(node.Describe() + ": operator " + node.op + " is not supported" +
+                         (why.empty() ? "" : ": " + why));
   }
   return def->infer(node, graph);
 }
