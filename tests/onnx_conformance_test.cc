@@ -31,8 +31,11 @@
 //
 // The harness is independent of how a graph is executed: a Backend compiles
 // a graph (the step whose refusals count as refusals) into a Program that
-// runs it. The reference interpreter is one backend; compiling, exporting to
-// an archive and running it through the host loader is the other.
+// runs it. Here the backend is the reference interpreter (the operators'
+// evaluate(), which constant folding and the operator tests trust): this test
+// checks it against ONNX's data. The compiled code is checked the way a user
+// meets it, through `mlf export` and `mlf run`, by
+// tests/onnx_cli_conformance_test.cc.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -52,14 +55,11 @@
 #include <string>
 #include <vector>
 
-#include "codegen/archive_export.h"
 #include "codegen/compiler.h"
 #include "codegen/frontend/onnx_frontend.h"
 #include "codegen/frontend/tensor_proto.h"
 #include "codegen/ops/op.h"
 #include "codegen/reference/interpreter.h"
-#include "loader/host/model_library.h"
-#include "loader/host/tensor_check.h"
 
 namespace mlf {
 namespace {
@@ -512,7 +512,7 @@ std::string ExpectedText(const Summary& s) {
       "# passes that is not listed: add new passes deliberately, with the change\n"
       "# that makes them pass. To rewrite this file from a run:\n"
       "#   MLF_CONFORMANCE_UPDATE=1 bazel run //tests:onnx_conformance_test -- \\\n"
-      "#     --gtest_filter=OnnxConformance.ExportedArchivesOnTheHostLoader\n"
+      "#     --gtest_filter=OnnxConformance.ReferenceInterpreter\n"
       "# and review the diff.\n";
   for (const std::string& line : lines) text += line + "\n";
   return text;
@@ -590,53 +590,6 @@ Backend InterpreterBackend() {
 TEST(OnnxConformance, ReferenceInterpreter) {
   ASSERT_NO_FATAL_FAILURE(RequireTestData());
   CheckAgainstExpected(RunConformance(InterpreterBackend()));
-}
-
-// Runs a compiled module: exported to an archive with its host library,
-// opened with the host loader and run; outputs come back through
-// AotExecutor.
-Result<Outputs> RunModule(const ModuleArtifacts& module, const std::vector<ir::HostTensor>& inputs) {
-  static int counter = 0;
-  const std::string dir = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
-  const std::string archive = dir + "/conformance_" + std::to_string(counter++) + ".tar";
-  MLF_RETURN_IF_ERROR(ExportArchive({module}, archive, {}).status());
-  LoadOptions options;
-  options.cache_dir = dir + "/cache";
-  MLF_ASSIGN_OR_RETURN(std::shared_ptr<ModelLibrary> lib, ModelLibrary::Open(archive, options));
-  MLF_ASSIGN_OR_RETURN(std::unique_ptr<AotExecutor> exec, lib->CreateExecutor("default"));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec->input_info(static_cast<int>(i)));
-    ir::HostTensor copy = inputs[i];
-    copy.bytes.reserve(copy.bytes.size() + 1);  // a valid address even when empty
-    MLF_RETURN_IF_ERROR(exec->SetInput(static_cast<int>(i), MakeTensorView(spec, copy.bytes.data())));
-  }
-  MLF_RETURN_IF_ERROR(exec->Run());
-  Outputs outputs;
-  for (int o = 0; o < exec->num_outputs(); ++o) {
-    MLF_ASSIGN_OR_RETURN(TensorSpec spec, exec->output_info(o));
-    MLF_ASSIGN_OR_RETURN(DLTensor t, exec->GetOutput(o));
-    ir::HostTensor out = ir::HostTensor::Zeros(spec.dtype, spec.shape);
-    if (!out.bytes.empty()) std::memcpy(out.bytes.data(), t.data, out.bytes.size());
-    outputs.push_back(std::move(out));
-  }
-  std::filesystem::remove(archive);
-  return outputs;
-}
-
-// The compiler end to end: each graph is compiled (passes, memory plan, C
-// emission; its refusals are refusals), then run by RunModule.
-Backend ExportedBackend() {
-  return {"exported archives on the host loader", [](const ir::Graph& graph) -> Result<Program> {
-            MLF_ASSIGN_OR_RETURN(ModuleArtifacts module, CompileGraph("default", graph, {}));
-            return Program([module](const std::vector<ir::HostTensor>& inputs) {
-              return RunModule(module, inputs);
-            });
-          }};
-}
-
-TEST(OnnxConformance, ExportedArchivesOnTheHostLoader) {
-  ASSERT_NO_FATAL_FAILURE(RequireTestData());
-  CheckAgainstExpected(RunConformance(ExportedBackend()));
 }
 
 // The harness itself: a backend whose every output is wrong must make every
