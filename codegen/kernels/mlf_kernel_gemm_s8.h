@@ -109,20 +109,48 @@ MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
   return q < a->lo ? a->lo : (q > a->hi ? a->hi : q);
 }
 
+/* Stores accumulators acc[0..n) of row r, columns c0.. (scalar). A row
+ * with a right shift (shift <= 0, e = -shift >= 1) and a multiplier other
+ * than INT32_MIN takes the steps of mlfk_s8_output in 32-bit words with the
+ * row's constants hoisted (what keeps a Cortex-M at ~15 instructions an
+ * output instead of ~60): the high multiply (p + 2^30) >> 31 is the
+ * truncating division of p + nudge for either sign of p; the rounding shift
+ * is (h + 2^(e-1) - (h < 0)) >> e, taken as (h >> e) plus the rounded
+ * remainder so that nothing overflows; the clamp to [lo - zy, hi - zy]
+ * before adding zy is mlfk_s8_output's (its int32 guard cannot bind with
+ * lo, hi and zy in a byte's range). Other rows take mlfk_s8_output. */
+MLFK_FN void mlfk_s8_store_row(const mlfk_gemm_s8_args* a, int r, int c0, int n, const int32_t* acc) {
+  const ptrdiff_t base = (ptrdiff_t)r * a->ors + (ptrdiff_t)c0 * a->ocs, ocs = a->ocs;
+  int j;
+  if (a->mult == NULL) {
+    int32_t* o = (int32_t*)a->out + base;
+    for (j = 0; j < n; ++j) o[(ptrdiff_t)j * ocs] = acc[j];
+    return;
+  }
+  {
+    uint8_t* o = (uint8_t*)a->out + base;
+    const int32_t mult = a->mult[r], shift = a->shift[r];
+    if (shift < 0 && mult != INT32_MIN) {
+      const int e = shift < -31 ? 31 : -shift;
+      const uint32_t mask = ((uint32_t)1 << e) - 1u, half = (uint32_t)1 << (e - 1);
+      const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
+      for (j = 0; j < n; ++j) {
+        const int32_t h = (int32_t)(((int64_t)acc[j] * mult + ((int64_t)1 << 30)) >> 31);
+        int32_t q = (h >> e) + (int32_t)((((uint32_t)h & mask) + half - (uint32_t)(h < 0)) >> e);
+        q = q < qlo ? qlo : (q > qhi ? qhi : q);
+        o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
+      }
+      return;
+    }
+    for (j = 0; j < n; ++j) o[(ptrdiff_t)j * ocs] = (uint8_t)mlfk_s8_output(a, r, acc[j]);
+  }
+}
+
 /* Stores a tile's accumulators acc[i][j] (rows r0.., columns c0..). */
 MLFK_FN void mlfk_s8_store(const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
                            const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
-  int i, j;
-  for (i = 0; i < rows; ++i) {
-    const ptrdiff_t base = (ptrdiff_t)(r0 + i) * a->ors + (ptrdiff_t)c0 * a->ocs;
-    if (a->mult == NULL) {
-      int32_t* o = (int32_t*)a->out + base;
-      for (j = 0; j < cols; ++j) o[(ptrdiff_t)j * a->ocs] = acc[i][j];
-    } else {
-      uint8_t* o = (uint8_t*)a->out + base;
-      for (j = 0; j < cols; ++j) o[(ptrdiff_t)j * a->ocs] = (uint8_t)mlfk_s8_output(a, r0 + i, acc[i][j]);
-    }
-  }
+  int i;
+  for (i = 0; i < rows; ++i) mlfk_s8_store_row(a, r0 + i, c0, cols, acc[i]);
 }
 
 /* Weights 4kq..4kq+3 of row w (k long) as a little-endian word, 0 beyond k. */
