@@ -110,10 +110,11 @@ MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
 }
 
 /* Stores accumulators acc[0..n) of row r, columns c0.. (scalar). A row
- * with a right shift (shift <= 0, e = -shift >= 1) and a multiplier other
- * than INT32_MIN takes the steps of mlfk_s8_output in 32-bit words with the
- * row's constants hoisted (what keeps a Cortex-M at ~15 instructions an
- * output instead of ~60): the high multiply (p + 2^30) >> 31 is the
+ * with a right shift (shift < 0, e = -shift >= 1) and a positive multiplier
+ * (every row the export writes for a positive scale) takes one 64-bit
+ * multiply-add and a shift (below); one with a negative multiplier other
+ * than INT32_MIN the steps of mlfk_s8_output in 32-bit words with the row's
+ * constants hoisted (a Cortex-M: ~25 instructions an output instead of ~60): the high multiply (p + 2^30) >> 31 is the
  * truncating division of p + nudge for either sign of p; the rounding shift
  * is (h + 2^(e-1) - (h < 0)) >> e, taken as (h >> e) plus the rounded
  * remainder so that nothing overflows; the clamp to [lo - zy, hi - zy]
@@ -130,6 +131,25 @@ MLFK_FN void mlfk_s8_store_row(const mlfk_gemm_s8_args* a, int r, int c0, int n,
   {
     uint8_t* o = (uint8_t*)a->out + base;
     const int32_t mult = a->mult[r], shift = a->shift[r];
+    if (shift < 0 && mult > 0) {
+      /* Both roundings as one: with P = acc * mult, h = floor((P + 2^30) /
+       * 2^31) and q = floor((h + 2^(e-1) - (h < 0)) / 2^e); nested floor
+       * divisions by positive integers compose, so q = floor((P + 2^30 +
+       * (2^(e-1) - (h < 0)) * 2^31) / 2^(31+e)): the high word of P + K
+       * shifted right by e - 1, K = 2^30 + 2^(30+e), less 2^31 where
+       * h < 0. Testing acc < 0 (P < 0) instead of h < 0 differs only where
+       * -2^30 <= P < 0: there h = 0 and q = 0 either way. */
+      const int e = shift < -31 ? 31 : -shift;
+      const int64_t kpos = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)), kneg = kpos - ((int64_t)1 << 31);
+      const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
+      for (j = 0; j < n; ++j) {
+        const int64_t t = (int64_t)acc[j] * mult + (acc[j] < 0 ? kneg : kpos);
+        int32_t q = (int32_t)(t >> 32) >> (e - 1);
+        q = q < qlo ? qlo : (q > qhi ? qhi : q);
+        o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
+      }
+      return;
+    }
     if (shift < 0 && mult != INT32_MIN) {
       const int e = shift < -31 ? 31 : -shift;
       const uint32_t mask = ((uint32_t)1 << e) - 1u, half = (uint32_t)1 << (e - 1);
