@@ -38,8 +38,10 @@
  *
  * MLFK_DW_S8_BAND is the buffer in int16 elements, MLFK_DW_S8_ACC the
  * sums in int32 (stack on top of the call's frame: 8 + 4 KiB on x86-64,
- * 1 KiB + 512 B elsewhere; a build may define them). A shape whose window
- * of one output does not fit takes mlfk_dw_s8_direct. */
+ * 1 + 1 KiB elsewhere, which holds DS-CNN's 25x5 planes whole: 522k
+ * instructions a layer on mps2-an386 against 556k in two bands; a build may
+ * define them). A shape whose window of one output does not fit takes
+ * mlfk_dw_s8_direct. */
 #ifndef MLFK_DW_S8_BAND
 #if MLFK_X86
 #define MLFK_DW_S8_BAND 4096
@@ -51,7 +53,7 @@
 #if MLFK_X86
 #define MLFK_DW_S8_ACC 1024
 #else
-#define MLFK_DW_S8_ACC 128
+#define MLFK_DW_S8_ACC 256
 #endif
 #endif
 
@@ -77,27 +79,30 @@ MLFK_FN int mlfk_dw_s8_band_shape(const mlfk_conv_s8_geom* g, int* cols, int* ro
   return 1;
 }
 
-/* One row of the window: wp values from input columns ix0.. of `row`
- * (NULL: a padding row), zx outside the image. */
-MLFK_FN void mlfk_dw_s8_copy_row(int16_t* MLFK_RESTRICT d, const void* row, int is_signed, int ix0, int wp, int w,
-                                 int16_t zx) {
-  int j, lo, hi;
-  if (row == NULL) {
-    for (j = 0; j < wp; ++j) d[j] = zx;
-    return;
-  }
+/* The window: rin rows of wp values from input rows iy0.. and columns
+ * ix0.. of `plane` (h x w), zx outside the image. */
+MLFK_FN void mlfk_dw_s8_copy(int16_t* MLFK_RESTRICT d, const uint8_t* plane, int is_signed, int iy0, int rin,
+                             int ix0, int wp, int h, int w, int16_t zx) {
+  int j, t, lo, hi;
   lo = ix0 < 0 ? (-ix0 < wp ? -ix0 : wp) : 0;
   hi = w - ix0 < wp ? w - ix0 : wp;
   hi = hi > lo ? hi : lo;
-  for (j = 0; j < lo; ++j) d[j] = zx;
-  if (is_signed) {
-    const int8_t* s = (const int8_t*)row + ix0;
-    for (j = lo; j < hi; ++j) d[j] = s[j];
-  } else {
-    const uint8_t* s = (const uint8_t*)row + ix0;
-    for (j = lo; j < hi; ++j) d[j] = s[j];
+  for (t = 0; t < rin; ++t, d += wp) {
+    const int iy = iy0 + t;
+    if (iy < 0 || iy >= h) {
+      for (j = 0; j < wp; ++j) d[j] = zx;
+      continue;
+    }
+    for (j = 0; j < lo; ++j) d[j] = zx;
+    if (is_signed) {
+      const int8_t* s = (const int8_t*)plane + (ptrdiff_t)iy * w + ix0;
+      for (j = lo; j < hi; ++j) d[j] = s[j];
+    } else {
+      const uint8_t* s = plane + (ptrdiff_t)iy * w + ix0;
+      for (j = lo; j < hi; ++j) d[j] = s[j];
+    }
+    for (j = hi; j < wp; ++j) d[j] = zx;
   }
-  for (j = hi; j < wp; ++j) d[j] = zx;
 }
 
 #if MLFK_S8_DSP
@@ -157,14 +162,39 @@ MLFK_FN int32_t mlfk_dw_s8_pair(int32_t lo, int32_t hi) {
   }
 
 #if MLFK_S8_DSP
-/* Taps kx 0 and 1 of each row as one __smlad on the pair (x[i], x[i + 1])
- * (an unaligned word load; Cortex-M4/M7/M33 allow it), tap 2 alone. */
+/* Stride 1: two outputs a step. With A = (x[j], x[j+1]) and B = (x[j+2],
+ * x[j+3]) (unaligned word loads; Cortex-M4/M7/M33 allow them) and a
+ * kernel row (w0, w1, w2): out[j] += A.(w0, w1) + B.lo * w2 and out[j+1]
+ * += A.hi * w0 + B.(w1, w2): two loads and four DSP MACs (__smlad,
+ * __smlabt, __smlatb) for six MACs. Stride 2 and an odd last output: taps
+ * kx 0 and 1 as one __smlad on (x[i], x[i+1]), tap 2 alone. */
 #define MLFK_DW_S8_3X3                                                                                   \
   {                                                                                                      \
     const int32_t w01 = mlfk_dw_s8_pair(wt[0], wt[1]), w34 = mlfk_dw_s8_pair(wt[3], wt[4]);             \
     const int32_t w67 = mlfk_dw_s8_pair(wt[6], wt[7]);                                                   \
     const int32_t w2 = wt[2], w5 = wt[5], w8 = wt[8];                                                    \
-    for (j = 0; j < n; ++j) {                                                                            \
+    j = 0;                                                                                               \
+    if (s == 1) {                                                                                        \
+      const int32_t w12 = mlfk_dw_s8_pair(wt[1], wt[2]), w45 = mlfk_dw_s8_pair(wt[4], wt[5]);           \
+      const int32_t w78 = mlfk_dw_s8_pair(wt[7], wt[8]), w02 = mlfk_dw_s8_pair(wt[0], wt[2]);           \
+      const int32_t w35 = mlfk_dw_s8_pair(wt[3], wt[5]), w68 = mlfk_dw_s8_pair(wt[6], wt[8]);           \
+      for (; j + 1 < n; j += 2) {                                                                        \
+        int32_t pa, pb, s0 = (int32_t)bias, s1 = (int32_t)bias;                                          \
+        memcpy(&pa, r0 + j, 4);                                                                          \
+        memcpy(&pb, r0 + j + 2, 4);                                                                      \
+        s0 = __smlabt(pb, w02, __smlad(pa, w01, s0));                                                    \
+        s1 = __smlad(pb, w12, __smlatb(pa, w02, s1));                                                    \
+        memcpy(&pa, r1 + j, 4);                                                                          \
+        memcpy(&pb, r1 + j + 2, 4);                                                                      \
+        s0 = __smlabt(pb, w35, __smlad(pa, w34, s0));                                                    \
+        s1 = __smlad(pb, w45, __smlatb(pa, w35, s1));                                                    \
+        memcpy(&pa, r2 + j, 4);                                                                          \
+        memcpy(&pb, r2 + j + 2, 4);                                                                      \
+        acc[j] = __smlabt(pb, w68, __smlad(pa, w67, s0));                                                \
+        acc[j + 1] = __smlad(pb, w78, __smlatb(pa, w68, s1));                                            \
+      }                                                                                                  \
+    }                                                                                                    \
+    for (; j < n; ++j) {                                                                                 \
       const int o = j * s;                                                                               \
       int32_t p0, p1, p2, t;                                                                             \
       memcpy(&p0, r0 + o, 4);                                                                            \
@@ -173,7 +203,7 @@ MLFK_FN int32_t mlfk_dw_s8_pair(int32_t lo, int32_t hi) {
       t = __smlad(p0, w01, (int32_t)bias);                                                               \
       t = __smlad(p1, w34, t);                                                                           \
       t = __smlad(p2, w67, t);                                                                           \
-      acc[j] = (int32_t)((uint32_t)t + (uint32_t)(w2 * r0[o + 2] + w5 * r1[o + 2] + w8 * r2[o + 2]));                                     \
+      acc[j] = (int32_t)((uint32_t)t + (uint32_t)(w2 * r0[o + 2] + w5 * r1[o + 2] + w8 * r2[o + 2]));    \
     }                                                                                                    \
   }
 #else
@@ -204,21 +234,27 @@ MLFK_FN void mlfk_dw_s8_sums(int isa, const int16_t* src, ptrdiff_t wp, const ml
   mlfk_dw_s8_sums_portable(src, wp, g, wt, bias, s, n, acc);
 }
 
-/* Requantised output row of n sums, through gemm_s8's store of variant isa
- * (row ch of the image's [c][oh * ow] view, columns c0..). */
-MLFK_FN void mlfk_dw_s8_store(int isa, const mlfk_gemm_s8_args* a, int ch, int c0, int n, const int32_t* acc) {
+/* Requantised output rows of n sums each (row t's sums at acc + t *
+ * apitch, its outputs opitch columns after row t - 1's), through gemm_s8's
+ * store of variant isa (row ch of the image's [c][oh * ow] view, columns
+ * c0..). */
+MLFK_FN void mlfk_dw_s8_store(int isa, const mlfk_gemm_s8_args* a, int ch, int c0, int n, int rows,
+                              const int32_t* acc, ptrdiff_t apitch, ptrdiff_t opitch) {
 #if MLFK_X86
   if (isa == MLFK_ISA_AVX512) {
-    int i;
-    for (i = 0; i < n; i += MLFK_S8_TC) {
-      const int cols = n - i < MLFK_S8_TC ? n - i : MLFK_S8_TC;
-      mlfk_s8_store_isa(isa, a, ch, 1, c0 + i, cols, (const int32_t(*)[MLFK_S8_TC])(acc + i));
+    int i, t;
+    for (t = 0; t < rows; ++t) {
+      for (i = 0; i < n; i += MLFK_S8_TC) {
+        const int cols = n - i < MLFK_S8_TC ? n - i : MLFK_S8_TC;
+        mlfk_s8_store_isa(isa, a, ch, 1, c0 + (int)(t * opitch) + i, cols,
+                          (const int32_t(*)[MLFK_S8_TC])(acc + t * apitch + i));
+      }
     }
     return;
   }
 #endif
   (void)isa;
-  mlfk_s8_store_row(a, ch, c0, n, acc);
+  mlfk_s8_store_rows(a, ch, c0, n, rows, acc, apitch, opitch);
 }
 
 typedef struct {
@@ -241,20 +277,16 @@ MLFK_FN void mlfk_dw_s8_band(const mlfk_dw_s8_job* j, int p, int oy0, int rows, 
   mlfk_gemm_s8_args at = *j->a;
   uint32_t bias = (uint32_t)j->a->bias[ch];
   int t;
-  for (t = 0; t < rin; ++t) {
-    const int iy = iy0 + t;
-    mlfk_dw_s8_copy_row(buf + (ptrdiff_t)t * wp, iy >= 0 && iy < g->h ? plane + (ptrdiff_t)iy * g->w : NULL,
-                        j->is_signed, ix0, wp, g->w, (int16_t)j->zx);
-  }
+  mlfk_dw_s8_copy(buf, plane, j->is_signed, iy0, rin, ix0, wp, g->h, g->w, (int16_t)j->zx);
   for (t = 0; t < taps; ++t) bias -= (uint32_t)(j->zx * wt[t]);
   at.out = (uint8_t*)j->a->out + (ptrdiff_t)(p / g->c) * g->c * g->oh * g->ow * (ptrdiff_t)(j->a->mult ? 1 : 4);
   if (mlfk_dw_s8_flat(g)) {
     mlfk_dw_s8_sums(j->isa, buf, wp, g, wt, bias, 1, (rows - 1) * wp + n, acc);
-    for (t = 0; t < rows; ++t) mlfk_dw_s8_store(j->isa, &at, ch, (oy0 + t) * g->ow + x0, n, acc + (ptrdiff_t)t * wp);
+    mlfk_dw_s8_store(j->isa, &at, ch, oy0 * g->ow + x0, n, rows, acc, wp, g->ow);
   } else {
     for (t = 0; t < rows; ++t) {
       mlfk_dw_s8_sums(j->isa, buf + (ptrdiff_t)t * g->sh * wp, wp, g, wt, bias, g->sw, n, acc);
-      mlfk_dw_s8_store(j->isa, &at, ch, (oy0 + t) * g->ow + x0, n, acc);
+      mlfk_dw_s8_store(j->isa, &at, ch, (oy0 + t) * g->ow + x0, n, 1, acc, 0, 0);
     }
   }
 }
@@ -287,7 +319,7 @@ MLFK_FN void mlfk_dw_s8_direct(const mlfk_dw_s8_job* j, int p, int oy, int32_t* 
       }
       acc[i] = (int32_t)s;
     }
-    mlfk_dw_s8_store(j->isa, &at, ch, oy * g->ow + x0, n, acc);
+    mlfk_dw_s8_store(j->isa, &at, ch, oy * g->ow + x0, n, 1, acc, 0, 0);
   }
 }
 

@@ -109,7 +109,9 @@ MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
   return q < a->lo ? a->lo : (q > a->hi ? a->hi : q);
 }
 
-/* Stores accumulators acc[0..n) of row r, columns c0.. (scalar). A row
+/* Stores `rows` runs of accumulators acc[t * apitch + j], j < n, of row r
+ * to columns c0 + t * opitch + j (scalar; the depthwise band's output rows
+ * under one setup). A row
  * with a right shift (shift < 0, e = -shift >= 1) and a positive multiplier
  * (every row the export writes for a positive scale) takes one 64-bit
  * multiply-add and a shift (below); one with a negative multiplier other
@@ -120,16 +122,19 @@ MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
  * remainder so that nothing overflows; the clamp to [lo - zy, hi - zy]
  * before adding zy is mlfk_s8_output's (its int32 guard cannot bind with
  * lo, hi and zy in a byte's range). Other rows take mlfk_s8_output. */
-MLFK_FN void mlfk_s8_store_row(const mlfk_gemm_s8_args* a, int r, int c0, int n, const int32_t* acc) {
+MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n, int rows,
+                                const int32_t* acc, ptrdiff_t apitch, ptrdiff_t opitch) {
   const ptrdiff_t base = (ptrdiff_t)r * a->ors + (ptrdiff_t)c0 * a->ocs, ocs = a->ocs;
-  int j;
+  int j, t;
   if (a->mult == NULL) {
-    int32_t* o = (int32_t*)a->out + base;
-    for (j = 0; j < n; ++j) o[(ptrdiff_t)j * ocs] = acc[j];
+    for (t = 0; t < rows; ++t) {
+      int32_t* o = (int32_t*)a->out + base + t * opitch * ocs;
+      for (j = 0; j < n; ++j) o[(ptrdiff_t)j * ocs] = acc[t * apitch + j];
+    }
     return;
   }
   {
-    uint8_t* o = (uint8_t*)a->out + base;
+    uint8_t* o0 = (uint8_t*)a->out + base;
     const int32_t mult = a->mult[r], shift = a->shift[r];
     if (shift < 0 && mult > 0) {
       /* Both roundings as one: with P = acc * mult, h = floor((P + 2^30) /
@@ -142,11 +147,15 @@ MLFK_FN void mlfk_s8_store_row(const mlfk_gemm_s8_args* a, int r, int c0, int n,
       const int e = shift < -31 ? 31 : -shift;
       const int64_t kpos = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)), kneg = kpos - ((int64_t)1 << 31);
       const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
-      for (j = 0; j < n; ++j) {
-        const int64_t t = (int64_t)acc[j] * mult + (acc[j] < 0 ? kneg : kpos);
-        int32_t q = (int32_t)(t >> 32) >> (e - 1);
-        q = q < qlo ? qlo : (q > qhi ? qhi : q);
-        o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
+      for (t = 0; t < rows; ++t) {
+        const int32_t* at = acc + t * apitch;
+        uint8_t* o = o0 + t * opitch * ocs;
+        for (j = 0; j < n; ++j) {
+          const int64_t p = (int64_t)at[j] * mult + (at[j] < 0 ? kneg : kpos);
+          int32_t q = (int32_t)(p >> 32) >> (e - 1);
+          q = q < qlo ? qlo : (q > qhi ? qhi : q);
+          o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
+        }
       }
       return;
     }
@@ -154,16 +163,27 @@ MLFK_FN void mlfk_s8_store_row(const mlfk_gemm_s8_args* a, int r, int c0, int n,
       const int e = shift < -31 ? 31 : -shift;
       const uint32_t mask = ((uint32_t)1 << e) - 1u, half = (uint32_t)1 << (e - 1);
       const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
-      for (j = 0; j < n; ++j) {
-        const int32_t h = (int32_t)(((int64_t)acc[j] * mult + ((int64_t)1 << 30)) >> 31);
-        int32_t q = (h >> e) + (int32_t)((((uint32_t)h & mask) + half - (uint32_t)(h < 0)) >> e);
-        q = q < qlo ? qlo : (q > qhi ? qhi : q);
-        o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
+      for (t = 0; t < rows; ++t) {
+        const int32_t* at = acc + t * apitch;
+        uint8_t* o = o0 + t * opitch * ocs;
+        for (j = 0; j < n; ++j) {
+          const int32_t h = (int32_t)(((int64_t)at[j] * mult + ((int64_t)1 << 30)) >> 31);
+          int32_t q = (h >> e) + (int32_t)((((uint32_t)h & mask) + half - (uint32_t)(h < 0)) >> e);
+          q = q < qlo ? qlo : (q > qhi ? qhi : q);
+          o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
+        }
       }
       return;
     }
-    for (j = 0; j < n; ++j) o[(ptrdiff_t)j * ocs] = (uint8_t)mlfk_s8_output(a, r, acc[j]);
+    for (t = 0; t < rows; ++t) {
+      for (j = 0; j < n; ++j) o0[(t * opitch + j) * ocs] = (uint8_t)mlfk_s8_output(a, r, acc[t * apitch + j]);
+    }
   }
+}
+
+/* One row: acc[0..n) to columns c0.. of row r. */
+MLFK_FN void mlfk_s8_store_row(const mlfk_gemm_s8_args* a, int r, int c0, int n, const int32_t* acc) {
+  mlfk_s8_store_rows(a, r, c0, n, 1, acc, 0, 0);
 }
 
 /* Stores a tile's accumulators acc[i][j] (rows r0.., columns c0..). */
