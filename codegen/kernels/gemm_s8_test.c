@@ -368,6 +368,10 @@ int main(void) {
     check_conv(isa, 1, 16, 17, 17, 33, 1, 1, 1, 0, 1, 0, 0, 2);
 #endif
     check_conv(isa, 1, 3, 10, 10, 7, 3, 3, 1, 1, 1, 1, 0, 4);
+    /* Pointwise (1x1, stride 1, unpadded: the interleaving im2col) over two
+     * chunks, split, channels past the last whole quad. */
+    check_conv(isa, 2, 7, 20, 21, 6, 1, 1, 1, 0, 1, 0, 0, 3);
+    check_conv(isa, 1, 9, 3, 5, 4, 1, 1, 1, 0, 1, 1, 0, 1);
   }
   mlfk_test_report_isas();
 #if MLFK_X86
