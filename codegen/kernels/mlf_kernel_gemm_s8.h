@@ -147,16 +147,30 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
       const int e = shift < -31 ? 31 : -shift;
       const int64_t kpos = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)), kneg = kpos - ((int64_t)1 << 31);
       const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
-      for (t = 0; t < rows; ++t) {
-        const int32_t* at = acc + t * apitch;
-        uint8_t* o = o0 + t * opitch * ocs;
-        for (j = 0; j < n; ++j) {
-          const int64_t p = (int64_t)at[j] * mult + (at[j] < 0 ? kneg : kpos);
-          int32_t q = (int32_t)(p >> 32) >> (e - 1);
-          q = q < qlo ? qlo : (q > qhi ? qhi : q);
-          o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
-        }
+#define MLFK_S8_REQUANT_LOOP(OUT)                                               \
+  for (t = 0; t < rows; ++t) {                                                  \
+    const int32_t* at = acc + t * apitch;                                       \
+    uint8_t* o = o0 + t * opitch * ocs;                                         \
+    for (j = 0; j < n; ++j) {                                                   \
+      const int64_t p = (int64_t)at[j] * mult + (at[j] < 0 ? kneg : kpos);      \
+      const int32_t q = (int32_t)(p >> 32) >> (e - 1);                          \
+      o[(ptrdiff_t)j * ocs] = (uint8_t)(OUT);                                   \
+    }                                                                           \
+  }
+#if MLFK_S8_DSP
+      /* A full uint8 or int8 range: one saturating instruction (|q| < 2^31
+       * - 255, so q + zy does not overflow). */
+      if (a->lo == 0 && a->hi == 255) {
+        MLFK_S8_REQUANT_LOOP(__usat(q + zy, 8))
+        return;
       }
+      if (a->lo == -128 && a->hi == 127) {
+        MLFK_S8_REQUANT_LOOP(__ssat(q + zy, 8))
+        return;
+      }
+#endif
+      MLFK_S8_REQUANT_LOOP((q < qlo ? qlo : (q > qhi ? qhi : q)) + zy)
+#undef MLFK_S8_REQUANT_LOOP
       return;
     }
     if (shift < 0 && mult != INT32_MIN) {
