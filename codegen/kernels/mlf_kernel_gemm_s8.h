@@ -238,101 +238,91 @@ MLFK_FN int32_t mlfk_s8_uxtb16_ror8(uint32_t v) {
   return r;
 }
 
-/* s[0..3] += the 2 x 2 block of rows w, w + ldw and columns x, x + 4 over
- * `quads` whole quads of k (x's quad rows xs bytes apart): per quad the
- * bytes 0 and 2, then 1 and 3, of each word as 16-bit halves (__sxtb16 for
- * the weights, __uxtb16 for x) and eight dual MACs (__smlad), 20
- * instructions for 16 MACs. Not inlined: in its own frame the loop's values
- * nearly all stay in registers (inlined into the tile, GCC spilled half). */
-__attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_block(const int8_t* w, ptrdiff_t ldw, const uint8_t* x,
-                                                        ptrdiff_t xs, int quads, int32_t s[4]) {
-  int32_t s00 = s[0], s01 = s[1], s10 = s[2], s11 = s[3];
+/* Rows w and w + ldw (acc0, acc1, starting from b0, b1) of columns [0,
+ * cols) of x over `quads` whole quads of k (x's quad rows xs bytes apart),
+ * in 2 x 2 blocks: per quad the bytes 0 and 2, then 1 and 3, of each word
+ * as 16-bit halves (__sxtb16 for the weights, __uxtb16 for x) and eight
+ * dual MACs (__smlad), 20 instructions for 16 MACs plus ~4 GCC spills; an
+ * odd last column alone. Not inlined: in its own frame the inner loop's
+ * values nearly all stay in registers (inlined into the tile, GCC spilled
+ * half of them). */
+__attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_rows(const int8_t* w, ptrdiff_t ldw, const uint8_t* x,
+                                                       ptrdiff_t xs, int quads, int cols, int32_t b0, int32_t b1,
+                                                       int32_t* acc0, int32_t* acc1) {
   const int8_t* end = w + (ptrdiff_t)quads * 4;
-  for (; w != end; w += 4, x += xs) {
-    uint32_t q, v;
-    int32_t a02, a13, b02, b13, x02, x13;
-    memcpy(&q, w, 4);
-    a02 = __sxtb16((int32_t)q);
-    a13 = mlfk_s8_sxtb16_ror8(q);
-    memcpy(&q, w + ldw, 4);
-    b02 = __sxtb16((int32_t)q);
-    b13 = mlfk_s8_sxtb16_ror8(q);
-    memcpy(&v, x, 4);
-    x02 = (int32_t)__uxtb16(v);
-    x13 = mlfk_s8_uxtb16_ror8(v);
-    s00 = __smlad(x13, a13, __smlad(x02, a02, s00));
-    s10 = __smlad(x13, b13, __smlad(x02, b02, s10));
-    memcpy(&v, x + 4, 4);
-    x02 = (int32_t)__uxtb16(v);
-    x13 = mlfk_s8_uxtb16_ror8(v);
-    s01 = __smlad(x13, a13, __smlad(x02, a02, s01));
-    s11 = __smlad(x13, b13, __smlad(x02, b02, s11));
+  int j;
+  for (j = 0; j + 1 < cols; j += 2) {
+    int32_t s00 = b0, s01 = b0, s10 = b1, s11 = b1;
+    const int8_t* p = w;
+    const uint8_t* xq = x + (ptrdiff_t)j * 4;
+    for (; p != end; p += 4, xq += xs) {
+      uint32_t q, v;
+      int32_t a02, a13, b02, b13, x02, x13;
+      memcpy(&q, p, 4);
+      a02 = __sxtb16((int32_t)q);
+      a13 = mlfk_s8_sxtb16_ror8(q);
+      memcpy(&q, p + ldw, 4);
+      b02 = __sxtb16((int32_t)q);
+      b13 = mlfk_s8_sxtb16_ror8(q);
+      memcpy(&v, xq, 4);
+      x02 = (int32_t)__uxtb16(v);
+      x13 = mlfk_s8_uxtb16_ror8(v);
+      s00 = __smlad(x13, a13, __smlad(x02, a02, s00));
+      s10 = __smlad(x13, b13, __smlad(x02, b02, s10));
+      memcpy(&v, xq + 4, 4);
+      x02 = (int32_t)__uxtb16(v);
+      x13 = mlfk_s8_uxtb16_ror8(v);
+      s01 = __smlad(x13, a13, __smlad(x02, a02, s01));
+      s11 = __smlad(x13, b13, __smlad(x02, b02, s11));
+    }
+    acc0[j] = s00;
+    acc0[j + 1] = s01;
+    acc1[j] = s10;
+    acc1[j + 1] = s11;
   }
-  s[0] = s00;
-  s[1] = s01;
-  s[2] = s10;
-  s[3] = s11;
+  if (j < cols) {
+    int32_t s00 = b0, s10 = b1;
+    const int8_t* p = w;
+    const uint8_t* xq = x + (ptrdiff_t)j * 4;
+    for (; p != end; p += 4, xq += xs) {
+      uint32_t q, v;
+      int32_t x02, x13;
+      memcpy(&v, xq, 4);
+      x02 = (int32_t)__uxtb16(v);
+      x13 = mlfk_s8_uxtb16_ror8(v);
+      memcpy(&q, p, 4);
+      s00 = __smlad(x13, mlfk_s8_sxtb16_ror8(q), __smlad(x02, __sxtb16((int32_t)q), s00));
+      memcpy(&q, p + ldw, 4);
+      s10 = __smlad(x13, mlfk_s8_sxtb16_ror8(q), __smlad(x02, __sxtb16((int32_t)q), s10));
+    }
+    acc0[j] = s00;
+    acc1[j] = s10;
+  }
 }
 
-/* The same for one column x: s[0] (row w) and s[2] (row w + ldw). */
-__attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_block1(const int8_t* w, ptrdiff_t ldw, const uint8_t* x,
-                                                         ptrdiff_t xs, int quads, int32_t s[4]) {
-  int32_t s00 = s[0], s10 = s[2];
-  const int8_t* end = w + (ptrdiff_t)quads * 4;
-  for (; w != end; w += 4, x += xs) {
-    uint32_t q, v;
-    int32_t x02, x13;
-    memcpy(&v, x, 4);
-    x02 = (int32_t)__uxtb16(v);
-    x13 = mlfk_s8_uxtb16_ror8(v);
-    memcpy(&q, w, 4);
-    s00 = __smlad(x13, mlfk_s8_sxtb16_ror8(q), __smlad(x02, __sxtb16((int32_t)q), s00));
-    memcpy(&q, w + ldw, 4);
-    s10 = __smlad(x13, mlfk_s8_sxtb16_ror8(q), __smlad(x02, __sxtb16((int32_t)q), s10));
-  }
-  s[0] = s00;
-  s[2] = s10;
-}
-
-/* Cortex-M with DSP: the tile in 2 x 2 blocks of mlfk_s8_dsp_block; an odd
- * last row or column is computed twice and stored once; the last, partial
- * quad of k (x is 0 beyond k, and so is its weight word) scalar. */
+/* Cortex-M with DSP: the tile by pairs of rows (mlfk_s8_dsp_rows; an odd
+ * last row is computed twice into one row of acc); the last, partial quad
+ * of k (x is 0 beyond k, and so is its weight word) added scalar. */
 MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
                                    const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
                                    int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
   const int kfull = a->k / 4, kqn = (a->k + 3) / 4;
   const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
-  int i, j, t;
+  int i, j;
   for (i = 0; i < rows; i += 2) {
     const int i1 = i + 1 < rows ? i + 1 : i;
     const int8_t* wa = a->w + (ptrdiff_t)(r0 + i) * a->ldw;
-    const ptrdiff_t ldw = (ptrdiff_t)(i1 - i) * a->ldw;
-    for (j = 0; j < cols; j += 2) {
-      const uint8_t* xa = x + (ptrdiff_t)j * 4;
-      const ptrdiff_t dx = j + 1 < cols ? 4 : 0;
-      int32_t s[4];
-      s[0] = s[1] = a->bias[r0 + i];
-      s[2] = s[3] = a->bias[r0 + i1];
-      if (dx) {
-        mlfk_s8_dsp_block(wa, ldw, xa, xs, kfull, s);
-      } else {
-        mlfk_s8_dsp_block1(wa, ldw, xa, xs, kfull, s);
-      }
-      if (kqn > kfull) {
-        const uint32_t qa = mlfk_s8_wquad(wa, a->k, kfull), qb = mlfk_s8_wquad(wa + ldw, a->k, kfull);
-        const uint8_t* xq = xa + (ptrdiff_t)kfull * xs;
-        for (t = 0; t < 4; ++t) {
-          const uint32_t q = t < 2 ? qa : qb;
-          const uint8_t* p = xq + (t & 1) * dx;
-          s[t] = (int32_t)((uint32_t)s[t] + (uint32_t)(p[0] * (int8_t)q + p[1] * (int8_t)(q >> 8) +
-                                                       p[2] * (int8_t)(q >> 16) + p[3] * (int8_t)(q >> 24)));
-        }
-      }
-      acc[i][j] = s[0];
-      if (dx) acc[i][j + 1] = s[1];
-      if (i1 > i) {
-        acc[i1][j] = s[2];
-        if (dx) acc[i1][j + 1] = s[3];
+    mlfk_s8_dsp_rows(wa, (ptrdiff_t)(i1 - i) * a->ldw, x, xs, kfull, cols, a->bias[r0 + i], a->bias[r0 + i1],
+                     acc[i], acc[i1]);
+  }
+  if (kqn > kfull) {
+    const uint8_t* xq = x + (ptrdiff_t)kfull * xs;
+    for (i = 0; i < rows; ++i) {
+      const uint32_t q = mlfk_s8_wquad(a->w + (ptrdiff_t)(r0 + i) * a->ldw, a->k, kfull);
+      const int32_t w0 = (int8_t)q, w1 = (int8_t)(q >> 8), w2 = (int8_t)(q >> 16), w3 = (int8_t)(q >> 24);
+      for (j = 0; j < cols; ++j) {
+        const uint8_t* p = xq + j * 4;
+        acc[i][j] = (int32_t)((uint32_t)acc[i][j] + (uint32_t)(p[0] * w0 + p[1] * w1 + p[2] * w2 + p[3] * w3));
       }
     }
   }
