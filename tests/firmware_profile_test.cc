@@ -23,9 +23,18 @@ std::string Runfile(const std::string& path) {
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// Printable (an archive refuses names with control characters: newlines and
-// ESC never get this far), but C, shell and terminal syntax as text.
-constexpr char kHostile[] = "op\"; system(\"x\"); /* */ $(rm) \\n\\x1b[2J";
+// The node name: a comment breaker and constructor, shell syntax and
+// escape sequences as text.
+constexpr char kHostile[] =
+    "r */ __attribute__((constructor)) static void pwn(void){ __builtin_puts(\"INJECTED\"); } /* $(rm) \\x1b[2J \\n";
+// The same inside a YAML double-quoted string.
+constexpr char kYamlHostile[] =
+    "r */ __attribute__((constructor)) static void pwn(void){ __builtin_puts(\\\"INJECTED\\\"); } /* $(rm) "
+    "\\\\x1b[2J \\\\n";
+// As the table shows it.
+constexpr char kShown[] =
+    "r */ __attribute__((constructor)) static void pwn(void){ __builtin_puts(\"INJECTED\"); } /* $(rm) "
+    "\\\\x1b[2J \\\\n";
 
 class FirmwareProfileTest : public ::testing::Test {
  protected:
@@ -98,42 +107,49 @@ TEST_F(FirmwareProfileTest, DsCnnProfileAndStack) {
   EXPECT_TRUE(Contains(m0.err, "MLF_PROFILE_DWT: Armv6-M (Cortex-M0/M0+/M1) has no DWT cycle counter")) << m0.err;
 }
 
-// A module whose operator name and kind are hostile: they stay in the
-// metadata; C sees only index 0, the terminal sees them escaped.
+// A model whose operator name is C, shell and terminal syntax (printable: an
+// archive refuses names with control characters, so newlines and ESC never
+// get this far; "\\x1b" and "\\n" here are backslash text). The real
+// compiler's hooks carry only the index: the name stays a comment in the C,
+// runs nothing, and reaches the terminal escaped and the JSON as it is.
 TEST_F(FirmwareProfileTest, HostileNamesReachNeitherCodeNorTerminal) {
-  Result<ModuleArtifacts> m = mlf::testing::MakeFixture("identity", "hostile");
-  ASSERT_TRUE(m.ok()) << m.status().ToString();
-  std::string& source = m->sources[0].content;
-  const std::string body = "  int i;\n";
-  ASSERT_TRUE(Contains(source, body));
-  source.replace(source.find(body), body.size(),
-                 body + "#ifdef MLF_PROFILE\n  mlf_profile_begin(0u);\n  mlf_profile_end(0u);\n#endif\n");
-  source = "#include <stdint.h>\nvoid mlf_profile_begin(uint32_t op);\nvoid mlf_profile_end(uint32_t op);\n" + source;
-  OperatorInfo op;
-  op.name = kHostile;
-  op.ops = {kHostile};
-  m->metadata.operators = {op};
-  ExportOptions options;
-  options.build_host_library = false;
-  const std::string archive = dir_ + "/hostile.tar";
-  Status written = mlf::testing::WriteFixtureArchive({*m}, archive, options);
-  ASSERT_TRUE(written.ok()) << written.ToString();
+  const std::string model = dir_ + "/inj.yaml";
+  WriteFile(model,
+            "mlf_model: 1\n"
+            "name: inj\n"
+            "inputs: [{name: x, dtype: float32, shape: [1, 4]}]\n"
+            "nodes:\n"
+            "  - {name: \"" + std::string(kYamlHostile) + "\", op: Relu, inputs: [x], outputs: [y]}\n"
+            "outputs: [y]\n");
+  const std::string archive = dir_ + "/inj.tar";
+  CommandResult exported = RunCommand({MlfBinary(), "export", model, "-o", archive});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
   const std::vector<std::string> argv = {MlfBinary(), "project", archive, "-o", dir_ + "/p",
                                          "--board", "mps2-an386", "--run", "--profile"};
   CommandResult r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << Describe(argv, r);
   EXPECT_FALSE(Contains(r.out, "\x1b")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "\nINJECTED")) << r.out;  // the constructor never ran
   // Backslashes doubled (DisplayText): an escape in the output is always one.
-  const std::string shown = "op\"; system(\"x\"); /* */ $(rm) \\\\n\\\\x1b[2J";
-  EXPECT_TRUE(Contains(r.out, "  0  " + shown + "  " + shown + "  ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, std::string("  0  ") + kShown + "  Relu  ")) << r.out;
+  const std::string source = ReadFile(dir_ + "/p/codegen/host/src/default_lib0.c");
+  EXPECT_TRUE(Contains(source, "  MLF_PROFILE_BEGIN(0u);\n")) << source;
+  EXPECT_FALSE(Contains(source, "*/ __attribute__")) << source;
   for (const char* file : {"/p/src/main.c", "/p/src/mlf_profile.c", "/p/src/mlf_profile.h", "/p/Makefile",
-                           "/p/CMakeLists.txt", "/p/README.md"}) {
-    EXPECT_FALSE(Contains(ReadFile(dir_ + file), "system(")) << file;
+                           "/p/CMakeLists.txt"}) {
+    EXPECT_FALSE(Contains(ReadFile(dir_ + file), "INJECTED")) << file;
   }
+  // JSON carries the name as it is; CMake's build (objects x.c.obj) gets its stack bound too.
   CommandResult j = RunCommand({MlfBinary(), "project", archive, "-o", dir_ + "/j", "--board", "mps2-an386",
-                                "--run", "--profile", "--json"});
+                                "--build-system", "cmake", "--run", "--profile", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
-  EXPECT_EQ(nlohmann::json::parse(j.out)["run"]["profile"][0]["operators"][0]["name"], kHostile);
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["run"]["profile"][0]["operators"][0]["name"], kHostile);
+  EXPECT_FALSE(Contains(doc["run"]["output"], "INJECTED"));
+  const nlohmann::json& stack = doc["run"]["stack"];
+  ASSERT_TRUE(stack["bounds"][0]["bounded"]) << stack.dump();
+  EXPECT_GT(stack["measured"][0]["bytes"], 0);
+  EXPECT_LE(stack["measured"][0]["bytes"], stack["bounds"][0]["bytes"]) << stack.dump();
 }
 
 TEST_F(FirmwareProfileTest, ProfileNeedsRunAndACountingBoard) {

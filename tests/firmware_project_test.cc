@@ -122,13 +122,21 @@ TEST_F(ProjectFiles, CountingAddsTheSysTickHarnessAroundEachRun) {
                              "  status = tvmgen_pair_run(&inputs, &outputs, &pools);\n"
                              "  ticks = mlf_cycles_now() - ticks;\n"))
       << main;
-  EXPECT_TRUE(Contains(main, "  mlf_cycles_print(\"pair\", ticks);\n  return 0;\n")) << main;
+  EXPECT_TRUE(Contains(main, "  mlf_cycles_print(\"pair\", ticks);\n  mlf_stack_print(\"pair\", stack);\n  return 0;\n"))
+      << main;
+  // The stack (stack_usage.h): painted before the run, scanned after it, before any printing.
+  EXPECT_EQ(File("src/mlf_stack.c"), std::string(*ProjectTemplate("mlf_stack.c")));
+  EXPECT_TRUE(Contains(main, "  mlf_stack_paint();\n  ticks = mlf_cycles_now();\n")) << main;
+  EXPECT_TRUE(Contains(main, "  ticks = mlf_cycles_now() - ticks;\n  stack = mlf_stack_used();\n")) << main;
+  EXPECT_FALSE(Exists(project_ + "/src/mlf_profile.c"));  // only with profile
   const std::string startup = File("platform/startup.c");
   EXPECT_TRUE(Contains(startup, "vector_table[16] = {")) << startup;
   EXPECT_TRUE(Contains(startup, "    mlf_systick_handler, /* SysTick: src/mlf_cycles.c */\n};")) << startup;
   const std::string makefile = File("Makefile");
   EXPECT_TRUE(Contains(makefile, " -DMLF_SYSTICK_HZ=25000000")) << makefile;
   EXPECT_TRUE(Contains(makefile, "  src/mlf_cycles.c")) << makefile;
+  EXPECT_TRUE(Contains(makefile, " -fstack-usage -fcallgraph-info=su")) << makefile;
+  EXPECT_TRUE(Contains(File("CMakeLists.txt"), " -fstack-usage -fcallgraph-info=su")) << File("CMakeLists.txt");
   EXPECT_TRUE(Contains(makefile, "qemu-system-arm -M mps2-an386 -nographic -icount shift=0 ")) << makefile;
   EXPECT_TRUE(Contains(File("CMakeLists.txt"), "MLF_SYSTICK_HZ=25000000"));
   EXPECT_TRUE(Contains(File("README.md"), "src/mlf_cycles.[ch]     SysTick around each run: a \"systick "

@@ -33,11 +33,15 @@
 namespace mlf::firmware {
 
 // Stack counted for each call into code without figures: newlib-nano's
-// memcpy/memset and exit, librdimon's _write and the semihosting calls
-// behind it, libgcc's arithmetic. The deepest of those in the built-in
-// boards' images (read from their disassembly: loader/firmware/README.md,
-// "Stack") is well below it.
-inline constexpr uint64_t kLibraryCallAllowance = 256;
+// memcpy/memset, floor/fmod and exit, librdimon's _write and the
+// semihosting calls behind it, libgcc's arithmetic. Read from the pushes and
+// stack adjustments of the DS-CNN's image on mps2-an386
+// (loader/firmware/README.md, "Stack"): calls the inference makes reach at
+// most 68 bytes (fmod -> __ieee754_fmod -> __aeabi_ddiv), the deepest chain
+// of all 392 (initialise_monitor_handles -> _get_semihosting_exts ->
+// _swiopen -> _stat -> _swiopen -> _stat -> _close, librdimon's open and
+// stat calling each other once).
+inline constexpr uint64_t kLibraryCallAllowance = 512;
 
 // The compiler's call graph: the merged .ci files.
 struct CallGraph {
