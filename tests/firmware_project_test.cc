@@ -143,6 +143,39 @@ TEST_F(ProjectFiles, CountingAddsTheSysTickHarnessAroundEachRun) {
                                           "<module> <ticks> <clock Hz>\"\n"));
 }
 
+// profile (`mlf project --run --profile`, operator_profile.h): the hook's
+// harness, MLF_PROFILE and the largest operator count among the defines,
+// the totals cleared before each run and printed after it; refused where
+// the project cannot count.
+TEST_F(ProjectFiles, ProfilingAddsTheHookHarness) {
+  ProjectOptions options;
+  options.platform = "mps2-an386";
+  options.count_instructions = true;
+  options.profile = true;
+  auto p = GenerateProject(Export({"dense_file", "pair"}), project_, options);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(p->profiled);
+  EXPECT_EQ(File("src/mlf_profile.c"), std::string(*ProjectTemplate("mlf_profile.c")));
+  EXPECT_EQ(File("src/mlf_profile.h"), std::string(*ProjectTemplate("mlf_profile.h")));
+  const std::string makefile = File("Makefile");
+  EXPECT_TRUE(Contains(makefile, " -DMLF_PROFILE -DMLF_PROFILE_MAX_OPERATORS=")) << makefile;
+  EXPECT_TRUE(Contains(makefile, "  src/mlf_profile.c")) << makefile;
+  const std::string main = File("src/main.c");
+  EXPECT_TRUE(Contains(main, "  mlf_cycles_start(); /* instructions per inference: src/mlf_cycles.h */\n"
+                             "  mlf_profile_start(); /* per-operator profiles: src/mlf_profile.h */\n"))
+      << main;
+  EXPECT_TRUE(Contains(main, "  mlf_stack_paint();\n  mlf_profile_reset();\n  ticks = mlf_cycles_now();\n")) << main;
+  EXPECT_TRUE(Contains(main, "  mlf_profile_print(\"pair\", ")) << main;
+
+  options.platform = "host";
+  Status refused = GenerateProject(Export({"dense_file"}), project_ + "_host", options).status();
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.message(),
+            "--profile needs a board QEMU models and whose board file gives clock_hz (the profile is counted in "
+            "SysTick ticks under QEMU), and an archive written by mlfkit; host cannot count");
+  EXPECT_FALSE(Exists(project_ + "_host"));
+}
+
 TEST_F(ProjectFiles, WithoutCountingTheVectorTableStopsAtHardFault) {
   ASSERT_TRUE(Generate(Export({"dense_file"}), "mps2-an386").ok());
   EXPECT_FALSE(Exists(project_ + "/src/mlf_cycles.c"));
