@@ -91,8 +91,20 @@ TEST_F(FirmwareProfileTest, DsCnnProfileAndStack) {
   EXPECT_FALSE(stack["program_bound"]["bounded"]);
   EXPECT_EQ(stack["program_bound"]["why_unbounded"], "recursion: src/mlf_print.c:put_u32 -> src/mlf_print.c:put_u32");
 
-  // The DWT path compiles for a core that has the counter, and refuses one that has none.
+  // The hook is compiled out unless MLF_PROFILE is defined: no call, no symbol.
   const std::string project = dir_ + "/p";
+  for (bool profile : {false, true}) {
+    std::vector<std::string> cc = {"arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-O2", "-I",
+                                   project + "/codegen/host/include", "-I", project + "/codegen/host/src", "-c",
+                                   project + "/codegen/host/src/default_lib0.c", "-o", dir_ + "/lib0.o"};
+    if (profile) cc.push_back("-DMLF_PROFILE");
+    CommandResult compiled = RunCommand(cc);
+    ASSERT_EQ(compiled.exit_code, 0) << Describe(cc, compiled);
+    CommandResult nm = RunCommand({"arm-none-eabi-nm", dir_ + "/lib0.o"});
+    EXPECT_EQ(Contains(nm.out, " U mlf_profile_begin\n"), profile) << nm.out;
+  }
+
+  // The DWT path compiles for a core that has the counter, and refuses one that has none.
   CommandResult dwt = RunCommand({"arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-Os", "-DMLF_PROFILE_DWT",
                                   "-DMLF_PROFILE_MAX_OPERATORS=19", "-I", project + "/src", "-c",
                                   project + "/src/mlf_profile.c", "-o", dir_ + "/dwt.o"});
