@@ -122,17 +122,58 @@ TEST_F(ProjectFiles, CountingAddsTheSysTickHarnessAroundEachRun) {
                              "  status = tvmgen_pair_run(&inputs, &outputs, &pools);\n"
                              "  ticks = mlf_cycles_now() - ticks;\n"))
       << main;
-  EXPECT_TRUE(Contains(main, "  mlf_cycles_print(\"pair\", ticks);\n  return 0;\n")) << main;
+  EXPECT_TRUE(Contains(main, "  mlf_cycles_print(\"pair\", ticks);\n  mlf_stack_print(\"pair\", stack);\n  return 0;\n"))
+      << main;
+  // The stack (stack_usage.h): painted before the run, scanned after it, before any printing.
+  EXPECT_EQ(File("src/mlf_stack.c"), std::string(*ProjectTemplate("mlf_stack.c")));
+  EXPECT_TRUE(Contains(main, "  mlf_stack_paint();\n  ticks = mlf_cycles_now();\n")) << main;
+  EXPECT_TRUE(Contains(main, "  ticks = mlf_cycles_now() - ticks;\n  stack = mlf_stack_used();\n")) << main;
+  EXPECT_FALSE(Exists(project_ + "/src/mlf_profile.c"));  // only with profile
   const std::string startup = File("platform/startup.c");
   EXPECT_TRUE(Contains(startup, "vector_table[16] = {")) << startup;
   EXPECT_TRUE(Contains(startup, "    mlf_systick_handler, /* SysTick: src/mlf_cycles.c */\n};")) << startup;
   const std::string makefile = File("Makefile");
   EXPECT_TRUE(Contains(makefile, " -DMLF_SYSTICK_HZ=25000000")) << makefile;
   EXPECT_TRUE(Contains(makefile, "  src/mlf_cycles.c")) << makefile;
+  EXPECT_TRUE(Contains(makefile, " -fstack-usage -fcallgraph-info=su")) << makefile;
+  EXPECT_TRUE(Contains(File("CMakeLists.txt"), " -fstack-usage -fcallgraph-info=su")) << File("CMakeLists.txt");
   EXPECT_TRUE(Contains(makefile, "qemu-system-arm -M mps2-an386 -nographic -icount shift=0 ")) << makefile;
   EXPECT_TRUE(Contains(File("CMakeLists.txt"), "MLF_SYSTICK_HZ=25000000"));
   EXPECT_TRUE(Contains(File("README.md"), "src/mlf_cycles.[ch]     SysTick around each run: a \"systick "
                                           "<module> <ticks> <clock Hz>\"\n"));
+}
+
+// profile (`mlf project --run --profile`, operator_profile.h): the hook's
+// harness, MLF_PROFILE and the largest operator count among the defines,
+// the totals cleared before each run and printed after it; refused where
+// the project cannot count.
+TEST_F(ProjectFiles, ProfilingAddsTheHookHarness) {
+  ProjectOptions options;
+  options.platform = "mps2-an386";
+  options.count_instructions = true;
+  options.profile = true;
+  auto p = GenerateProject(Export({"dense_file", "pair"}), project_, options);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(p->profiled);
+  EXPECT_EQ(File("src/mlf_profile.c"), std::string(*ProjectTemplate("mlf_profile.c")));
+  EXPECT_EQ(File("src/mlf_profile.h"), std::string(*ProjectTemplate("mlf_profile.h")));
+  const std::string makefile = File("Makefile");
+  EXPECT_TRUE(Contains(makefile, " -DMLF_PROFILE -DMLF_PROFILE_MAX_OPERATORS=")) << makefile;
+  EXPECT_TRUE(Contains(makefile, "  src/mlf_profile.c")) << makefile;
+  const std::string main = File("src/main.c");
+  EXPECT_TRUE(Contains(main, "  mlf_cycles_start(); /* instructions per inference: src/mlf_cycles.h */\n"
+                             "  mlf_profile_start(); /* per-operator profiles: src/mlf_profile.h */\n"))
+      << main;
+  EXPECT_TRUE(Contains(main, "  mlf_stack_paint();\n  mlf_profile_reset();\n  ticks = mlf_cycles_now();\n")) << main;
+  EXPECT_TRUE(Contains(main, "  mlf_profile_print(\"pair\", ")) << main;
+
+  options.platform = "host";
+  Status refused = GenerateProject(Export({"dense_file"}), project_ + "_host", options).status();
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.message(),
+            "--profile needs a board QEMU models and whose board file gives clock_hz (the profile is counted in "
+            "SysTick ticks under QEMU), and an archive written by mlfkit; host cannot count");
+  EXPECT_FALSE(Exists(project_ + "_host"));
 }
 
 TEST_F(ProjectFiles, WithoutCountingTheVectorTableStopsAtHardFault) {

@@ -196,6 +196,24 @@ std::string OutputCopies(const ir::Graph& g, const std::vector<TensorInfo>& outp
   return out;
 }
 
+// The per-operator profiling hook (loader/firmware/README.md, "Per-operator
+// profiles"): the run function brackets each operator, by its index in the
+// metadata's operators, with MLF_PROFILE_BEGIN/END. Unless the build defines
+// MLF_PROFILE they expand to nothing, so the default code is unchanged;
+// with it, the firmware's harness (src/mlf_profile.c) implements them. Only
+// the index reaches C: names stay in the metadata.
+constexpr char kProfileHook[] =
+    "#if defined(MLF_PROFILE)\n"
+    "/* Per-operator profiling: the build defines MLF_PROFILE and provides these. */\n"
+    "void mlf_profile_begin(uint32_t op);\n"
+    "void mlf_profile_end(uint32_t op);\n"
+    "#define MLF_PROFILE_BEGIN(op) mlf_profile_begin(op)\n"
+    "#define MLF_PROFILE_END(op) mlf_profile_end(op)\n"
+    "#else\n"
+    "#define MLF_PROFILE_BEGIN(op) ((void)0)\n"
+    "#define MLF_PROFILE_END(op) ((void)0)\n"
+    "#endif\n\n";
+
 // The start of tvmgen_<mod>_run_ctx (mlf/model_abi.h, "Run context"): with
 // kernels, `kex` is what every kernel call receives, the variant checked
 // once against this CPU; a NULL context is the serial one.
@@ -259,7 +277,7 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
       << GeneratedSourcePreamble() << "#include \"tvmgen_" << c << ".h\"\n\n"
       << KernelIncludes(kernel_families)
       << "#if defined(__GNUC__)\n#define MLF_ALIGNED __attribute__((aligned(64)))\n#else\n"
-      << "#define MLF_ALIGNED\n#endif\n\n" << arrays << "\n";
+      << "#define MLF_ALIGNED\n#endif\n\n" << kProfileHook << arrays << "\n";
   std::string calls;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const NodeFunction& f = functions[n];
@@ -278,7 +296,12 @@ Result<EmittedModule> EmitModule(const std::string& module, const ir::Graph& g,
     if (f.needs_scratch) args += (args.empty() ? "" : ", ") + std::string("(void*)(ws + ") +
                                  std::to_string(plan.scratch_offsets.at(static_cast<int>(n))) + ")";
     if (f.needs_exec) args += (args.empty() ? "" : ", ") + std::string("&kex");
+    // Every operator is bracketed, one done in place too (it then costs
+    // nothing), so a profile lists each operator once.
+    const std::string index = std::to_string(n) + "u";
+    calls += "  MLF_PROFILE_BEGIN(" + index + ");\n";
     if (!plan.elided_nodes.count(static_cast<int>(n))) calls += "  " + f.name + "(" + args + ");\n";
+    calls += "  MLF_PROFILE_END(" + index + ");\n";
     const ops::OpDef* def = ops::FindOp(node.op);
     MLF_ASSIGN_OR_RETURN(std::string source_op, node.String("mlf.source_op", node.op));
     OperatorInfo info{node.name, {source_op}, def && def->macs ? def->macs(node, g) : 0, ParamBytes(g, node)};

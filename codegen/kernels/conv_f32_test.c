@@ -142,6 +142,12 @@ int main(void) {
     check(isa, 1, 6, 1, 3, 8, 3, 3, 1, 1, 1, 1, 2, 1, 0, 1, 3, -HUGE_VALF, HUGE_VALF);
     /* One output pixel per chunk; large K across the K block. */
     check(isa, 1, 40, 6, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, -HUGE_VALF, HUGE_VALF);
+#if !defined(MLFK_TEST_QUICK)
+    /* A weight of 2^19 floats on a 7x7 image (ResNet18's last layers):
+     * threads build the columns by rows, then multiply by panels of rows
+     * (114 panels). */
+    check(isa, 1, 64, 7, 7, 912, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 56, 0.0f, HUGE_VALF);
+#endif
   }
   return mlfk_test_finish("conv_f32_test");
 }

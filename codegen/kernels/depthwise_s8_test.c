@@ -124,6 +124,30 @@ static void check(int isa, int batch, int c, int h, int w, int k, int s, int pad
   free(shift);
 }
 
+/* The shapes above reach every path: several bands per plane, column
+ * chunks, the direct path. */
+static void check_paths(void) {
+  mlfk_conv_s8_geom g;
+  int cols, rows;
+  memset(&g, 0, sizeof g);
+  g.c = 1;
+  g.kh = g.kw = 3;
+  g.sh = g.sw = g.dh = g.dw = 1;
+  g.h = g.oh = 35;
+  g.w = g.ow = 33;
+  expect_int("band path of 35x33", 0, mlfk_dw_s8_band_shape(&g, &cols, &rows), 1);
+  expect_int("columns of 35x33", 0, cols, 33);
+  expect_int("rows of 35x33 below the plane's", 0, rows < 35, 1);
+  g.h = g.oh = 4;
+  g.w = g.ow = 1100;
+  expect_int("band path of 4x1100", 0, mlfk_dw_s8_band_shape(&g, &cols, &rows), 1);
+  expect_int("columns of 4x1100 below the row's", 0, cols < 1100, 1);
+  g.h = g.w = 85;
+  g.oh = g.ow = 7;
+  g.dh = g.dw = 40;
+  expect_int("band path of dilation 40", 0, mlfk_dw_s8_band_shape(&g, &cols, &rows), 0);
+}
+
 int main(void) {
   int isa;
   for (isa = MLFK_ISA_PORTABLE; isa <= MLFK_ISA_AVX512; ++isa) {
@@ -142,7 +166,15 @@ int main(void) {
     check(isa, 2, 3, 33, 31, 3, 1, 1, 1, 0, 0, 3);
     check(isa, 1, 2, 35, 33, 3, 1, 1, 1, 1, 0, 2);
     check(isa, 1, 5, 7, 7, 3, 1, 1, 1, 1, 0, 4);
+    /* Rows wider than a band (column chunks), stride 2 of one, and a
+     * dilation whose window of one output does not fit the band buffer
+     * (the direct path). */
+    check(isa, 1, 2, 4, 1100, 3, 1, 1, 1, 0, 0, 1);
+    check(isa, 1, 1, 5, 2101, 3, 2, 1, 1, 1, 0, 2);
+    check(isa, 1, 2, 85, 85, 3, 1, 1, 40, 0, 0, 2);
+    check(isa, 1, 1, 9, 9, 1, 2, 0, 1, 1, 0, 1);
   }
+  check_paths();
   mlfk_test_report_isas();
   return mlfk_test_finish("depthwise_s8_test");
 }

@@ -213,6 +213,11 @@ int main(void) {
     check_threads(isa, 37, 49, 300);  /* a 7x7 image: 2-3 column tasks */
     check_threads(isa, 16, 196, 300); /* a 14x14 image: 32-column tiles and an edge */
     check_threads(isa, 8, 57, 600);   /* edges of 28 + 29 columns, K across two blocks */
+#if !defined(MLFK_TEST_QUICK)
+    /* A weight of 2^19 floats on few columns (ResNet18's 7x7 layers): cut
+     * by panels of rows, 13 panels and 5 rows. */
+    check_threads(isa, 109, 49, 4810);
+#endif
     /* A classifier (ResNet18's is 1 x 1000 x 512), tails of K and of the
      * 4-column groups, no full 16-lane block, Relu6, several rows. */
 #if defined(MLFK_TEST_QUICK)

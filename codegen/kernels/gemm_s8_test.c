@@ -286,8 +286,9 @@ static void check_fixmul(void) {
   expect_int("fixmul 100*0.25", 0, mlfk_s8_fixmul(100, 1 << 30, -1), 25);
 }
 
-/* The vector requantisation against the scalar one on edge accumulators
- * (ties, the int32 limits), every shift, both output signs. */
+/* Every variant's requantisation (the scalar row store's 32-bit steps, the
+ * AVX-512 vectors) against the reference on edge accumulators (ties, the
+ * int32 limits), every shift, both output signs. */
 static void check_store(int isa) {
   static const int32_t edges[] = {0, 1, -1, 2, -2, 3, -3, 511, -511, 512, -512, 1 << 20, -(1 << 20),
                                   INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 1 << 30, -(1 << 30),
@@ -318,8 +319,13 @@ static void check_store(int isa) {
       a.zy = sgn ? -3 : 7;
       a.lo = sgn ? -128 : 0;
       a.hi = sgn ? 127 : 255;
-      a.out = want;
-      mlfk_s8_store(&a, 0, MLFK_S8_TR, 0, 29, (const int32_t(*)[MLFK_S8_TC])acc);
+      for (i = 0; i < MLFK_S8_TR; ++i) {
+        for (j = 0; j < 29; ++j) {
+          const int32_t q = ref_fixmul(acc[i][j], mult[i], shift[i]);
+          const int64_t v = (int64_t)q + a.zy;
+          want[i * MLFK_S8_TC + j] = (uint8_t)(v < a.lo ? a.lo : (v > a.hi ? a.hi : v));
+        }
+      }
       a.out = got;
       mlfk_s8_store_isa(isa, &a, 0, MLFK_S8_TR, 0, 29, (const int32_t(*)[MLFK_S8_TC])acc);
       for (i = 0; i < MLFK_S8_TR; ++i) {
@@ -362,6 +368,10 @@ int main(void) {
     check_conv(isa, 1, 16, 17, 17, 33, 1, 1, 1, 0, 1, 0, 0, 2);
 #endif
     check_conv(isa, 1, 3, 10, 10, 7, 3, 3, 1, 1, 1, 1, 0, 4);
+    /* Pointwise (1x1, stride 1, unpadded: the interleaving im2col) over two
+     * chunks, split, channels past the last whole quad. */
+    check_conv(isa, 2, 7, 20, 21, 6, 1, 1, 1, 0, 1, 0, 0, 3);
+    check_conv(isa, 1, 9, 3, 5, 4, 1, 1, 1, 0, 1, 1, 0, 1);
   }
   mlfk_test_report_isas();
 #if MLFK_X86

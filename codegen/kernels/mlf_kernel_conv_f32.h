@@ -204,9 +204,11 @@ MLFK_FN void mlfk_conv2d_f32_task(void* arg, int32_t task) {
  * best variant, serial); res, a residual shaped like y (a fused Add), may be
  * NULL; `scratch` holds mlfk_conv2d_f32_scratch(s) floats. With
  * threads, an image of many pixels is cut by output pixels (see the job
- * above); a small one builds its one chunk's columns with all threads (rows
- * of cols) before all of them multiply (rows of the output). Either way the
- * scratch stays what the memory plan sized. */
+ * above); a small one, or one whose weight is large for its pixels
+ * (mlfk_gemm_f32_panel_cut: ResNet18's 3x3 layers on 7x7 images), builds
+ * its one chunk's columns with all threads (rows of cols) before all of
+ * them multiply (rows of the output). Either way the scratch stays what the
+ * memory plan sized. */
 MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_shape* s,
                                   const float* x, const float* packed_w, const float* bias,
                                   const float* res, float* y, float* scratch, float lo,
@@ -227,7 +229,8 @@ MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_sha
       mlfk_gemm_f32_exec(ex, s->m, pixels, k, packed_w, xn, pixels, bias, rn, yn, pixels, lo, hi);
       continue;
     }
-    if (tasks > 1) {
+    if (tasks > 1 &&
+        !mlfk_gemm_f32_panel_cut(s->m, pixels, k, mlfk_exec_tasks(ex, s->m / MLFK_GEMM_MR))) {
       mlfk_conv2d_f32_job j;
       j.isa = isa;
       j.tasks = tasks;

@@ -9,123 +9,343 @@
  * zero point 0; bias, mult, shift, zy, lo, hi and the int32 output
  * (mult == NULL) as in mlf_kernel_gemm_s8.h, whose mlfk_gemm_s8_args
  * (m = channels, k = kh * kw, ldw = k) and requantisation this family uses.
- * Per output row: the sums of a block of columns in int32 that wraps, one
- * pass per tap over the columns inside the image, then the requantisation.
- * The x86 variants are the same C compiled for AVX2 and AVX-512 (vectorised
- * by the compiler), bit-identical to portable.
+ * In bands of output rows over a padded int16 copy of their input window
+ * (below), int32 sums that wrap, each output requantised once. The x86
+ * variants are the same C compiled for AVX2 and AVX-512 (vectorised by the
+ * compiler); the sums are exact integers, so every variant, band shape and
+ * task split gives the same bits.
  */
 #ifndef MLF_KERNEL_DEPTHWISE_S8_H_
 #define MLF_KERNEL_DEPTHWISE_S8_H_
 
 #include "mlf_kernel_gemm_s8.h"
 
-/* Output columns per block of sums (on the stack). */
-#define MLFK_DW_S8_COLS 128
+/* The band path. A band is `rows` output rows x `n` output columns of one
+ * plane. Its input window (the rows and columns its taps read, padding
+ * included) is copied into a stack buffer of int16 with pitch wp =
+ * (n - 1) * sw + (kw - 1) * dw + 1, each value as it is (x, not x - zx) and
+ * the padding as zx, and zx * sum(w) is taken from the bias once per band:
+ * sum_taps (x - zx) * w = sum_taps x * w - zx * sum(w) in int32 that wraps,
+ * and a padded tap adds zx * w - zx * w = 0, so the sums are exactly those
+ * of the definition and no tap needs a bounds test. Stride 1 (both ways):
+ * output (t, j) of the band is flat element t * wp + j and tap (ky, kx) of
+ * flat element i is buffer element i + ky * dh * wp + kx * dw, so one flat
+ * loop of (rows - 1) * wp + n elements covers the band (the wp - n elements
+ * between rows are computed and dropped). Other strides, one loop per output
+ * row. A 3x3 kernel (dw 1, sw 1 or 2) takes its nine taps in one pass; on a
+ * Cortex-M with DSP through __smlad on (x[i], x[i + 1]) pairs. Then each
+ * output row is requantised once (gemm_s8's row store).
+ *
+ * MLFK_DW_S8_BAND is the buffer in int16 elements, MLFK_DW_S8_ACC the
+ * sums in int32 (stack on top of the call's frame: 8 + 4 KiB on x86-64,
+ * 1 + 1 KiB elsewhere, which holds DS-CNN's 25x5 planes whole: 522k
+ * instructions a layer on mps2-an386 against 556k in two bands; a build may
+ * define them). A shape whose window of one output does not fit takes
+ * mlfk_dw_s8_direct. */
+#ifndef MLFK_DW_S8_BAND
+#if MLFK_X86
+#define MLFK_DW_S8_BAND 4096
+#else
+#define MLFK_DW_S8_BAND 512
+#endif
+#endif
+#ifndef MLFK_DW_S8_ACC
+#if MLFK_X86
+#define MLFK_DW_S8_ACC 1024
+#else
+#define MLFK_DW_S8_ACC 256
+#endif
+#endif
 
-/* Output row oy of channel ch of one image, columns [x0, x0 + n). */
-#define MLFK_DW_S8_ROW(NAME, T)                                                                          \
-  MLFK_FN void NAME(const mlfk_conv_s8_geom* g, const mlfk_gemm_s8_args* a, const T* MLFK_RESTRICT plane, \
-                    int32_t zx, int ch, int oy, int x0, int n, uint32_t* MLFK_RESTRICT acc) {              \
-    const int8_t* w = a->w + (ptrdiff_t)ch * a->ldw;                                                     \
-    int ty, tx, j;                                                                                       \
-    for (j = 0; j < n; ++j) acc[j] = (uint32_t)a->bias[ch];                                              \
-    for (ty = 0; ty < g->kh; ++ty) {                                                                     \
-      const int iy = oy * g->sh - g->ph + ty * g->dh;                                                    \
-      if (iy < 0 || iy >= g->h) continue;                                                                \
-      for (tx = 0; tx < g->kw; ++tx) {                                                                   \
-        const int dx = tx * g->dw - g->pw;                                                               \
-        const int32_t wt = w[ty * g->kw + tx];                                                           \
-        const T* row = plane + (ptrdiff_t)iy * g->w;                                                     \
-        /* Columns whose tap is inside: 0 <= (x0 + j) * sw + dx < w. */                                  \
-        int jb = 0, je = n;                                                                              \
-        while (jb < n && (x0 + jb) * g->sw + dx < 0) ++jb;                                               \
-        while (je > jb && (x0 + je - 1) * g->sw + dx >= g->w) --je;                                      \
-        if (g->sw == 1) {                                                                                \
-          const T* src = row + x0 + dx;                                                                  \
-          for (j = jb; j < je; ++j) acc[j] += (uint32_t)(((int32_t)src[j] - zx) * wt);                   \
+/* Whether the band path takes sw == sh == 1 as one flat loop. */
+MLFK_FN int mlfk_dw_s8_flat(const mlfk_conv_s8_geom* g) { return g->sh == 1 && g->sw == 1; }
+
+/* The band of `g`: *cols output columns and *rows output rows; 0 when even
+ * one output's window does not fit (then mlfk_dw_s8_direct). */
+MLFK_FN int mlfk_dw_s8_band_shape(const mlfk_conv_s8_geom* g, int* cols, int* rows) {
+  const int rin1 = (g->kh - 1) * g->dh + 1, span = (g->kw - 1) * g->dw + 1;
+  int n, r, wp, by_acc, by_buf;
+  *cols = *rows = 0;
+  if (g->oh <= 0 || g->ow <= 0 || MLFK_DW_S8_BAND / rin1 < span || MLFK_DW_S8_ACC < 1) return 0;
+  n = (MLFK_DW_S8_BAND / rin1 - span) / g->sw + 1;
+  n = n < g->ow ? n : g->ow;
+  n = n < MLFK_DW_S8_ACC ? n : MLFK_DW_S8_ACC;
+  wp = (n - 1) * g->sw + span;
+  by_buf = (MLFK_DW_S8_BAND / wp - rin1) / g->sh + 1;
+  by_acc = mlfk_dw_s8_flat(g) ? (MLFK_DW_S8_ACC - n) / wp + 1 : g->oh;
+  r = by_buf < by_acc ? by_buf : by_acc;
+  *cols = n;
+  *rows = r < g->oh ? r : g->oh;
+  return 1;
+}
+
+/* The window: rin rows of wp values from input rows iy0.. and columns
+ * ix0.. of `plane` (h x w), zx outside the image. */
+MLFK_FN void mlfk_dw_s8_copy(int16_t* MLFK_RESTRICT d, const uint8_t* plane, int is_signed, int iy0, int rin,
+                             int ix0, int wp, int h, int w, int16_t zx) {
+  int j, t, lo, hi;
+  lo = ix0 < 0 ? (-ix0 < wp ? -ix0 : wp) : 0;
+  hi = w - ix0 < wp ? w - ix0 : wp;
+  hi = hi > lo ? hi : lo;
+  for (t = 0; t < rin; ++t, d += wp) {
+    const int iy = iy0 + t;
+    if (iy < 0 || iy >= h) {
+      for (j = 0; j < wp; ++j) d[j] = zx;
+      continue;
+    }
+    for (j = 0; j < lo; ++j) d[j] = zx;
+    if (is_signed) {
+      const int8_t* s = (const int8_t*)plane + (ptrdiff_t)iy * w + ix0;
+      for (j = lo; j < hi; ++j) d[j] = s[j];
+    } else {
+      const uint8_t* s = plane + (ptrdiff_t)iy * w + ix0;
+      for (j = lo; j < hi; ++j) d[j] = s[j];
+    }
+    for (j = hi; j < wp; ++j) d[j] = zx;
+  }
+}
+
+#if MLFK_S8_DSP
+/* (lo, hi) as one int16 pair. */
+MLFK_FN int32_t mlfk_dw_s8_pair(int32_t lo, int32_t hi) {
+  return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFFu));
+}
+#endif
+
+/* acc[j] = bias + sum_taps wt[tap] * src[j * s + ky * dh * wp + kx * dw],
+ * j < n, in int32 that wraps. */
+#define MLFK_DW_S8_SUMS(NAME)                                                                            \
+  MLFK_FN void NAME(const int16_t* MLFK_RESTRICT src, ptrdiff_t wp, const mlfk_conv_s8_geom* g,          \
+                    const int8_t* wt, uint32_t bias, int s, int n, int32_t* MLFK_RESTRICT acc) {         \
+    int j, ky, kx;                                                                                       \
+    if (g->kh == 3 && g->kw == 3 && g->dw == 1 && (s == 1 || s == 2)) {                                  \
+      const int16_t* MLFK_RESTRICT r0 = src;                                                             \
+      const int16_t* MLFK_RESTRICT r1 = src + g->dh * wp;                                                \
+      const int16_t* MLFK_RESTRICT r2 = src + 2 * g->dh * wp;                                            \
+      MLFK_DW_S8_3X3                                                                                     \
+      return;                                                                                            \
+    }                                                                                                    \
+    for (j = 0; j < n; ++j) acc[j] = (int32_t)bias;                                                      \
+    for (ky = 0; ky < g->kh; ++ky) {                                                                     \
+      for (kx = 0; kx < g->kw; ++kx) {                                                                   \
+        const int16_t* MLFK_RESTRICT p = src + ky * g->dh * wp + kx * g->dw;                             \
+        const int32_t wv = wt[ky * g->kw + kx];                                                          \
+        if (s == 1) {                                                                                    \
+          for (j = 0; j < n; ++j) acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(wv * p[j]));          \
         } else {                                                                                         \
-          for (j = jb; j < je; ++j) {                                                                    \
-            acc[j] += (uint32_t)(((int32_t)row[(x0 + j) * g->sw + dx] - zx) * wt);                       \
-          }                                                                                              \
+          for (j = 0; j < n; ++j) acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(wv * p[j * s]));      \
         }                                                                                                \
       }                                                                                                  \
     }                                                                                                    \
   }
 
-MLFK_DW_S8_ROW(mlfk_dw_s8_row_u8_portable, uint8_t)
-MLFK_DW_S8_ROW(mlfk_dw_s8_row_s8_portable, int8_t)
-#if MLFK_X86
-MLFK_TARGET("avx2") MLFK_DW_S8_ROW(mlfk_dw_s8_row_u8_avx2, uint8_t)
-MLFK_TARGET("avx2") MLFK_DW_S8_ROW(mlfk_dw_s8_row_s8_avx2, int8_t)
-MLFK_TARGET("avx512f,avx512bw,avx2") MLFK_DW_S8_ROW(mlfk_dw_s8_row_u8_avx512, uint8_t)
-MLFK_TARGET("avx512f,avx512bw,avx2") MLFK_DW_S8_ROW(mlfk_dw_s8_row_s8_avx512, int8_t)
+/* The nine taps in one pass (their sum is below 2^19 in magnitude: no
+ * overflow before the bias is added in uint32). */
+#define MLFK_DW_S8_3X3_C                                                                                 \
+  {                                                                                                      \
+    const int32_t w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5];                \
+    const int32_t w6 = wt[6], w7 = wt[7], w8 = wt[8];                                                    \
+    if (s == 1) {                                                                                        \
+      for (j = 0; j < n; ++j) {                                                                          \
+        const int32_t t = w0 * r0[j] + w1 * r0[j + 1] + w2 * r0[j + 2] + w3 * r1[j] + w4 * r1[j + 1] +   \
+                          w5 * r1[j + 2] + w6 * r2[j] + w7 * r2[j + 1] + w8 * r2[j + 2];                 \
+        acc[j] = (int32_t)(bias + (uint32_t)t);                                                          \
+      }                                                                                                  \
+    } else {                                                                                             \
+      for (j = 0; j < n; ++j) {                                                                          \
+        const int32_t t = w0 * r0[2 * j] + w1 * r0[2 * j + 1] + w2 * r0[2 * j + 2] + w3 * r1[2 * j] +    \
+                          w4 * r1[2 * j + 1] + w5 * r1[2 * j + 2] + w6 * r2[2 * j] +                     \
+                          w7 * r2[2 * j + 1] + w8 * r2[2 * j + 2];                                       \
+        acc[j] = (int32_t)(bias + (uint32_t)t);                                                          \
+      }                                                                                                  \
+    }                                                                                                    \
+  }
+
+#if MLFK_S8_DSP
+/* Stride 1: two outputs a step. With A = (x[j], x[j+1]) and B = (x[j+2],
+ * x[j+3]) (unaligned word loads; Cortex-M4/M7/M33 allow them) and a
+ * kernel row (w0, w1, w2): out[j] += A.(w0, w1) + B.lo * w2 and out[j+1]
+ * += A.hi * w0 + B.(w1, w2): two loads and four DSP MACs (__smlad,
+ * __smlabt, __smlatb) for six MACs. Stride 2 and an odd last output: taps
+ * kx 0 and 1 as one __smlad on (x[i], x[i+1]), tap 2 alone. */
+#define MLFK_DW_S8_3X3                                                                                   \
+  {                                                                                                      \
+    const int32_t w01 = mlfk_dw_s8_pair(wt[0], wt[1]), w34 = mlfk_dw_s8_pair(wt[3], wt[4]);             \
+    const int32_t w67 = mlfk_dw_s8_pair(wt[6], wt[7]);                                                   \
+    const int32_t w2 = wt[2], w5 = wt[5], w8 = wt[8];                                                    \
+    j = 0;                                                                                               \
+    if (s == 1) {                                                                                        \
+      const int32_t w12 = mlfk_dw_s8_pair(wt[1], wt[2]), w45 = mlfk_dw_s8_pair(wt[4], wt[5]);           \
+      const int32_t w78 = mlfk_dw_s8_pair(wt[7], wt[8]), w02 = mlfk_dw_s8_pair(wt[0], wt[2]);           \
+      const int32_t w35 = mlfk_dw_s8_pair(wt[3], wt[5]), w68 = mlfk_dw_s8_pair(wt[6], wt[8]);           \
+      for (; j + 1 < n; j += 2) {                                                                        \
+        int32_t pa, pb, s0 = (int32_t)bias, s1 = (int32_t)bias;                                          \
+        memcpy(&pa, r0 + j, 4);                                                                          \
+        memcpy(&pb, r0 + j + 2, 4);                                                                      \
+        s0 = __smlabt(pb, w02, __smlad(pa, w01, s0));                                                    \
+        s1 = __smlad(pb, w12, __smlatb(pa, w02, s1));                                                    \
+        memcpy(&pa, r1 + j, 4);                                                                          \
+        memcpy(&pb, r1 + j + 2, 4);                                                                      \
+        s0 = __smlabt(pb, w35, __smlad(pa, w34, s0));                                                    \
+        s1 = __smlad(pb, w45, __smlatb(pa, w35, s1));                                                    \
+        memcpy(&pa, r2 + j, 4);                                                                          \
+        memcpy(&pb, r2 + j + 2, 4);                                                                      \
+        acc[j] = __smlabt(pb, w68, __smlad(pa, w67, s0));                                                \
+        acc[j + 1] = __smlad(pb, w78, __smlatb(pa, w68, s1));                                            \
+      }                                                                                                  \
+    }                                                                                                    \
+    for (; j < n; ++j) {                                                                                 \
+      const int o = j * s;                                                                               \
+      int32_t p0, p1, p2, t;                                                                             \
+      memcpy(&p0, r0 + o, 4);                                                                            \
+      memcpy(&p1, r1 + o, 4);                                                                            \
+      memcpy(&p2, r2 + o, 4);                                                                            \
+      t = __smlad(p0, w01, (int32_t)bias);                                                               \
+      t = __smlad(p1, w34, t);                                                                           \
+      t = __smlad(p2, w67, t);                                                                           \
+      acc[j] = (int32_t)((uint32_t)t + (uint32_t)(w2 * r0[o + 2] + w5 * r1[o + 2] + w8 * r2[o + 2]));    \
+    }                                                                                                    \
+  }
+#else
+#define MLFK_DW_S8_3X3 MLFK_DW_S8_3X3_C
 #endif
 
-/* Sums of row oy of channel ch, by variant and signedness. */
-MLFK_FN void mlfk_dw_s8_row(int isa, int is_signed, const mlfk_conv_s8_geom* g, const mlfk_gemm_s8_args* a,
-                            const void* plane, int32_t zx, int ch, int oy, int x0, int n, uint32_t* acc) {
+MLFK_DW_S8_SUMS(mlfk_dw_s8_sums_portable)
+#if MLFK_X86
+#undef MLFK_DW_S8_3X3
+#define MLFK_DW_S8_3X3 MLFK_DW_S8_3X3_C
+MLFK_TARGET("avx2") MLFK_DW_S8_SUMS(mlfk_dw_s8_sums_avx2)
+MLFK_TARGET("avx512f,avx512bw,avx2") MLFK_DW_S8_SUMS(mlfk_dw_s8_sums_avx512)
+#endif
+
+MLFK_FN void mlfk_dw_s8_sums(int isa, const int16_t* src, ptrdiff_t wp, const mlfk_conv_s8_geom* g,
+                             const int8_t* wt, uint32_t bias, int s, int n, int32_t* acc) {
 #if MLFK_X86
   if (isa == MLFK_ISA_AVX512 && __builtin_cpu_supports("avx512bw")) {
-    if (is_signed) {
-      mlfk_dw_s8_row_s8_avx512(g, a, (const int8_t*)plane, zx, ch, oy, x0, n, acc);
-    } else {
-      mlfk_dw_s8_row_u8_avx512(g, a, (const uint8_t*)plane, zx, ch, oy, x0, n, acc);
-    }
+    mlfk_dw_s8_sums_avx512(src, wp, g, wt, bias, s, n, acc);
     return;
   }
   if (isa != MLFK_ISA_PORTABLE) {
-    if (is_signed) {
-      mlfk_dw_s8_row_s8_avx2(g, a, (const int8_t*)plane, zx, ch, oy, x0, n, acc);
-    } else {
-      mlfk_dw_s8_row_u8_avx2(g, a, (const uint8_t*)plane, zx, ch, oy, x0, n, acc);
+    mlfk_dw_s8_sums_avx2(src, wp, g, wt, bias, s, n, acc);
+    return;
+  }
+#endif
+  (void)isa;
+  mlfk_dw_s8_sums_portable(src, wp, g, wt, bias, s, n, acc);
+}
+
+/* Requantised output rows of n sums each (row t's sums at acc + t *
+ * apitch, its outputs opitch columns after row t - 1's), through gemm_s8's
+ * store of variant isa (row ch of the image's [c][oh * ow] view, columns
+ * c0..). */
+MLFK_FN void mlfk_dw_s8_store(int isa, const mlfk_gemm_s8_args* a, int ch, int c0, int n, int rows,
+                              const int32_t* acc, ptrdiff_t apitch, ptrdiff_t opitch) {
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512) {
+    int i, t;
+    for (t = 0; t < rows; ++t) {
+      for (i = 0; i < n; i += MLFK_S8_TC) {
+        const int cols = n - i < MLFK_S8_TC ? n - i : MLFK_S8_TC;
+        mlfk_s8_store_isa(isa, a, ch, 1, c0 + (int)(t * opitch) + i, cols,
+                          (const int32_t(*)[MLFK_S8_TC])(acc + t * apitch + i));
+      }
     }
     return;
   }
 #endif
   (void)isa;
-  if (is_signed) {
-    mlfk_dw_s8_row_s8_portable(g, a, (const int8_t*)plane, zx, ch, oy, x0, n, acc);
-  } else {
-    mlfk_dw_s8_row_u8_portable(g, a, (const uint8_t*)plane, zx, ch, oy, x0, n, acc);
-  }
+  mlfk_s8_store_rows(a, ch, c0, n, rows, acc, apitch, opitch);
 }
 
 typedef struct {
-  int isa, tasks, is_signed, batch;
+  int isa, tasks, is_signed, batch, cols, rows;
   int32_t zx;
   const mlfk_conv_s8_geom* g;
   const mlfk_gemm_s8_args* a;
   const void* x;
 } mlfk_dw_s8_job;
 
-/* Task `task` of the job: a range of (image, channel, output row) units. */
+/* Output rows [oy0, oy0 + rows) x columns [x0, x0 + n) of plane p. */
+MLFK_FN void mlfk_dw_s8_band(const mlfk_dw_s8_job* j, int p, int oy0, int rows, int x0, int n,
+                             int16_t* buf, int32_t* acc) {
+  const mlfk_conv_s8_geom* g = j->g;
+  const int ch = p % g->c, span = (g->kw - 1) * g->dw + 1;
+  const int wp = (n - 1) * g->sw + span, rin = (rows - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+  const int iy0 = oy0 * g->sh - g->ph, ix0 = x0 * g->sw - g->pw, taps = g->kh * g->kw;
+  const uint8_t* plane = (const uint8_t*)j->x + (ptrdiff_t)p * g->h * g->w;
+  const int8_t* wt = j->a->w + (ptrdiff_t)ch * j->a->ldw;
+  mlfk_gemm_s8_args at = *j->a;
+  uint32_t bias = (uint32_t)j->a->bias[ch];
+  int t;
+  mlfk_dw_s8_copy(buf, plane, j->is_signed, iy0, rin, ix0, wp, g->h, g->w, (int16_t)j->zx);
+  for (t = 0; t < taps; ++t) bias -= (uint32_t)(j->zx * wt[t]);
+  at.out = (uint8_t*)j->a->out + (ptrdiff_t)(p / g->c) * g->c * g->oh * g->ow * (ptrdiff_t)(j->a->mult ? 1 : 4);
+  if (mlfk_dw_s8_flat(g)) {
+    mlfk_dw_s8_sums(j->isa, buf, wp, g, wt, bias, 1, (rows - 1) * wp + n, acc);
+    mlfk_dw_s8_store(j->isa, &at, ch, oy0 * g->ow + x0, n, rows, acc, wp, g->ow);
+  } else {
+    for (t = 0; t < rows; ++t) {
+      mlfk_dw_s8_sums(j->isa, buf + (ptrdiff_t)t * g->sh * wp, wp, g, wt, bias, g->sw, n, acc);
+      mlfk_dw_s8_store(j->isa, &at, ch, (oy0 + t) * g->ow + x0, n, 1, acc, 0, 0);
+    }
+  }
+}
+
+/* Output row oy of plane p tap by tap with bounds tests: the shapes whose
+ * one-output window does not fit the band buffer (huge dilations). */
+MLFK_FN void mlfk_dw_s8_direct(const mlfk_dw_s8_job* j, int p, int oy, int32_t* acc) {
+  const mlfk_conv_s8_geom* g = j->g;
+  const int ch = p % g->c;
+  const uint8_t* plane = (const uint8_t*)j->x + (ptrdiff_t)p * g->h * g->w;
+  const int8_t* wt = j->a->w + (ptrdiff_t)ch * j->a->ldw;
+  mlfk_gemm_s8_args at = *j->a;
+  int x0, i, ty, tx;
+  at.out = (uint8_t*)j->a->out + (ptrdiff_t)(p / g->c) * g->c * g->oh * g->ow * (ptrdiff_t)(j->a->mult ? 1 : 4);
+  for (x0 = 0; x0 < g->ow; x0 += MLFK_DW_S8_ACC) {
+    const int n = g->ow - x0 < MLFK_DW_S8_ACC ? g->ow - x0 : MLFK_DW_S8_ACC;
+    for (i = 0; i < n; ++i) {
+      uint32_t s = (uint32_t)j->a->bias[ch];
+      for (ty = 0; ty < g->kh; ++ty) {
+        const int iy = oy * g->sh - g->ph + ty * g->dh;
+        if (iy < 0 || iy >= g->h) continue;
+        for (tx = 0; tx < g->kw; ++tx) {
+          const int ix = (x0 + i) * g->sw - g->pw + tx * g->dw;
+          int32_t v;
+          if (ix < 0 || ix >= g->w) continue;
+          v = j->is_signed ? (int32_t)((const int8_t*)plane)[(ptrdiff_t)iy * g->w + ix]
+                           : (int32_t)plane[(ptrdiff_t)iy * g->w + ix];
+          s += (uint32_t)((v - j->zx) * wt[ty * g->kw + tx]);
+        }
+      }
+      acc[i] = (int32_t)s;
+    }
+    mlfk_dw_s8_store(j->isa, &at, ch, oy * g->ow + x0, n, 1, acc, 0, 0);
+  }
+}
+
+/* Task `task` of the job: a range of (image, channel, output row) units,
+ * in bands of up to j->rows rows that stay inside one plane. */
 MLFK_FN void mlfk_dw_s8_task(void* arg, int32_t task) {
   const mlfk_dw_s8_job* j = (const mlfk_dw_s8_job*)arg;
   const mlfk_conv_s8_geom* g = j->g;
   const int units = j->batch * g->c * g->oh;
-  uint32_t acc[MLFK_DW_S8_COLS];
-  int32_t tile[MLFK_S8_TR][MLFK_S8_TC];
+  int16_t buf[MLFK_DW_S8_BAND];
+  int32_t acc[MLFK_DW_S8_ACC];
   int b, e, u;
   mlfk_split(units, j->tasks, (int)task, &b, &e);
-  for (u = b; u < e; ++u) {
-    const int oy = u % g->oh, plane_index = u / g->oh, ch = plane_index % g->c;
-    const void* plane = (const uint8_t*)j->x + (ptrdiff_t)plane_index * g->h * g->w; /* bytes */
-    int x0, i;
-    for (x0 = 0; x0 < g->ow; x0 += MLFK_DW_S8_COLS) {
-      const int n = g->ow - x0 < MLFK_DW_S8_COLS ? g->ow - x0 : MLFK_DW_S8_COLS;
-      mlfk_dw_s8_row(j->isa, j->is_signed, g, j->a, plane, j->zx, ch, oy, x0, n, acc);
-      /* Through gemm_s8's store: row ch (the channel) of image
-       * plane_index / c, columns oy * ow + x0 + i on. */
-      for (i = 0; i < n; i += MLFK_S8_TC) {
-        const int cols = n - i < MLFK_S8_TC ? n - i : MLFK_S8_TC;
-        mlfk_gemm_s8_args at = *j->a;
-        int k;
-        for (k = 0; k < cols; ++k) tile[0][k] = (int32_t)acc[i + k];
-        at.out = (uint8_t*)j->a->out +
-                 (ptrdiff_t)(plane_index / g->c) * g->c * g->oh * g->ow * (ptrdiff_t)(j->a->mult ? 1 : 4);
-        mlfk_s8_store_isa(j->isa, &at, ch, 1, oy * g->ow + x0 + i, cols, (const int32_t(*)[MLFK_S8_TC])tile);
-      }
+  for (u = b; u < e;) {
+    const int oy = u % g->oh, p = u / g->oh;
+    int rows = g->oh - oy < e - u ? g->oh - oy : e - u, x0;
+    if (j->rows == 0) {
+      mlfk_dw_s8_direct(j, p, oy, acc);
+      ++u;
+      continue;
     }
+    rows = rows < j->rows ? rows : j->rows;
+    for (x0 = 0; x0 < g->ow; x0 += j->cols) {
+      mlfk_dw_s8_band(j, p, oy, rows, x0, g->ow - x0 < j->cols ? g->ow - x0 : j->cols, buf, acc);
+    }
+    u += rows;
   }
 }
 
@@ -141,6 +361,7 @@ MLFK_FN void mlfk_depthwise_s8_run(int isa, const mlfk_exec* ex, int tasks, cons
   j.is_signed = is_signed;
   j.batch = batch;
   j.zx = zx;
+  mlfk_dw_s8_band_shape(g, &j.cols, &j.rows);
   j.g = g;
   j.a = &ai;
   j.x = x;

@@ -412,6 +412,21 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
  * 49 pixels become 25 + 24, on the cores that computed them. */
 #define MLFK_GEMM_MIN_TASK_COLUMNS 16
 
+/* A weight of at least MLFK_GEMM_PANEL_CUT_A floats (2 MiB: past L2, so
+ * streamed from L3 or memory) times at most MLFK_GEMM_PANEL_CUT_N columns
+ * per task is cut by panels even when there are columns enough: cut by
+ * columns, every core streams the whole weight for its few columns
+ * (ResNet18's 3x3 layers on 7x7 images: 9.4 MB each for 25 or 24 columns);
+ * by panels each streams its share, and the image's pixels (100 KB there)
+ * cross between the cores instead. Whether `tasks` tasks cut such a product
+ * by panels. */
+#define MLFK_GEMM_PANEL_CUT_A (1 << 19)
+#define MLFK_GEMM_PANEL_CUT_N 32
+MLFK_FN int mlfk_gemm_f32_panel_cut(int m, int n, int k, int tasks) {
+  return tasks > 1 && m / MLFK_GEMM_MR >= tasks && (size_t)m * k >= (size_t)MLFK_GEMM_PANEL_CUT_A &&
+         n <= MLFK_GEMM_PANEL_CUT_N * tasks;
+}
+
 typedef struct {
   int isa, m, n, k, tm, tn, by_columns;
   const float* a;
@@ -458,9 +473,10 @@ MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const 
   }
   /* Columns when there are enough (each task then reads only its part of B,
    * and a convolution's next layer finds its pixels on the core that wrote
-   * them); otherwise (fewer than 32 columns) panels of rows, each task
-   * reading only its panels of A. */
-  g.by_columns = column_tasks > 1;
+   * them) and the weight is not a large one on few columns (see
+   * mlfk_gemm_f32_panel_cut); otherwise panels of rows, each task reading
+   * only its panels of A. */
+  g.by_columns = column_tasks > 1 && !mlfk_gemm_f32_panel_cut(m, n, k, tasks);
   g.tm = g.by_columns ? 1 : um < tasks ? um : tasks;
   g.tn = g.by_columns ? column_tasks : 1;
   g.m = m;

@@ -109,20 +109,102 @@ MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
   return q < a->lo ? a->lo : (q > a->hi ? a->hi : q);
 }
 
+/* Stores `rows` runs of accumulators acc[t * apitch + j], j < n, of row r
+ * to columns c0 + t * opitch + j (scalar; the depthwise band's output rows
+ * under one setup). A row
+ * with a right shift (shift < 0, e = -shift >= 1) and a positive multiplier
+ * (every row the export writes for a positive scale) takes one 64-bit
+ * multiply-add and a shift (below); one with a negative multiplier other
+ * than INT32_MIN the steps of mlfk_s8_output in 32-bit words with the row's
+ * constants hoisted (a Cortex-M: ~25 instructions an output instead of ~60): the high multiply (p + 2^30) >> 31 is the
+ * truncating division of p + nudge for either sign of p; the rounding shift
+ * is (h + 2^(e-1) - (h < 0)) >> e, taken as (h >> e) plus the rounded
+ * remainder so that nothing overflows; the clamp to [lo - zy, hi - zy]
+ * before adding zy is mlfk_s8_output's (its int32 guard cannot bind with
+ * lo, hi and zy in a byte's range). Other rows take mlfk_s8_output. */
+MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n, int rows,
+                                const int32_t* acc, ptrdiff_t apitch, ptrdiff_t opitch) {
+  const ptrdiff_t base = (ptrdiff_t)r * a->ors + (ptrdiff_t)c0 * a->ocs, ocs = a->ocs;
+  int j, t;
+  if (a->mult == NULL) {
+    for (t = 0; t < rows; ++t) {
+      int32_t* o = (int32_t*)a->out + base + t * opitch * ocs;
+      for (j = 0; j < n; ++j) o[(ptrdiff_t)j * ocs] = acc[t * apitch + j];
+    }
+    return;
+  }
+  {
+    uint8_t* o0 = (uint8_t*)a->out + base;
+    const int32_t mult = a->mult[r], shift = a->shift[r];
+    if (shift < 0 && mult > 0) {
+      /* Both roundings as one: with P = acc * mult, h = floor((P + 2^30) /
+       * 2^31) and q = floor((h + 2^(e-1) - (h < 0)) / 2^e); nested floor
+       * divisions by positive integers compose, so q = floor((P + 2^30 +
+       * (2^(e-1) - (h < 0)) * 2^31) / 2^(31+e)): the high word of P + K
+       * shifted right by e - 1, K = 2^30 + 2^(30+e), less 2^31 where
+       * h < 0. Testing acc < 0 (P < 0) instead of h < 0 differs only where
+       * -2^30 <= P < 0: there h = 0 and q = 0 either way. */
+      const int e = shift < -31 ? 31 : -shift;
+      const int64_t kpos = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)), kneg = kpos - ((int64_t)1 << 31);
+      const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
+#define MLFK_S8_REQUANT_LOOP(OUT)                                               \
+  for (t = 0; t < rows; ++t) {                                                  \
+    const int32_t* at = acc + t * apitch;                                       \
+    uint8_t* o = o0 + t * opitch * ocs;                                         \
+    for (j = 0; j < n; ++j) {                                                   \
+      const int64_t p = (int64_t)at[j] * mult + (at[j] < 0 ? kneg : kpos);      \
+      const int32_t q = (int32_t)(p >> 32) >> (e - 1);                          \
+      o[(ptrdiff_t)j * ocs] = (uint8_t)(OUT);                                   \
+    }                                                                           \
+  }
+#if MLFK_S8_DSP
+      /* A full uint8 or int8 range: one saturating instruction (|q| < 2^31
+       * - 255, so q + zy does not overflow). */
+      if (a->lo == 0 && a->hi == 255) {
+        MLFK_S8_REQUANT_LOOP(__usat(q + zy, 8))
+        return;
+      }
+      if (a->lo == -128 && a->hi == 127) {
+        MLFK_S8_REQUANT_LOOP(__ssat(q + zy, 8))
+        return;
+      }
+#endif
+      MLFK_S8_REQUANT_LOOP((q < qlo ? qlo : (q > qhi ? qhi : q)) + zy)
+#undef MLFK_S8_REQUANT_LOOP
+      return;
+    }
+    if (shift < 0 && mult != INT32_MIN) {
+      const int e = shift < -31 ? 31 : -shift;
+      const uint32_t mask = ((uint32_t)1 << e) - 1u, half = (uint32_t)1 << (e - 1);
+      const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
+      for (t = 0; t < rows; ++t) {
+        const int32_t* at = acc + t * apitch;
+        uint8_t* o = o0 + t * opitch * ocs;
+        for (j = 0; j < n; ++j) {
+          const int32_t h = (int32_t)(((int64_t)at[j] * mult + ((int64_t)1 << 30)) >> 31);
+          int32_t q = (h >> e) + (int32_t)((((uint32_t)h & mask) + half - (uint32_t)(h < 0)) >> e);
+          q = q < qlo ? qlo : (q > qhi ? qhi : q);
+          o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
+        }
+      }
+      return;
+    }
+    for (t = 0; t < rows; ++t) {
+      for (j = 0; j < n; ++j) o0[(t * opitch + j) * ocs] = (uint8_t)mlfk_s8_output(a, r, acc[t * apitch + j]);
+    }
+  }
+}
+
+/* One row: acc[0..n) to columns c0.. of row r. */
+MLFK_FN void mlfk_s8_store_row(const mlfk_gemm_s8_args* a, int r, int c0, int n, const int32_t* acc) {
+  mlfk_s8_store_rows(a, r, c0, n, 1, acc, 0, 0);
+}
+
 /* Stores a tile's accumulators acc[i][j] (rows r0.., columns c0..). */
 MLFK_FN void mlfk_s8_store(const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
                            const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
-  int i, j;
-  for (i = 0; i < rows; ++i) {
-    const ptrdiff_t base = (ptrdiff_t)(r0 + i) * a->ors + (ptrdiff_t)c0 * a->ocs;
-    if (a->mult == NULL) {
-      int32_t* o = (int32_t*)a->out + base;
-      for (j = 0; j < cols; ++j) o[(ptrdiff_t)j * a->ocs] = acc[i][j];
-    } else {
-      uint8_t* o = (uint8_t*)a->out + base;
-      for (j = 0; j < cols; ++j) o[(ptrdiff_t)j * a->ocs] = (uint8_t)mlfk_s8_output(a, r0 + i, acc[i][j]);
-    }
-  }
+  int i;
+  for (i = 0; i < rows; ++i) mlfk_s8_store_row(a, r0 + i, c0, cols, acc[i]);
 }
 
 /* Weights 4kq..4kq+3 of row w (k long) as a little-endian word, 0 beyond k. */
@@ -141,6 +223,111 @@ MLFK_FN uint32_t mlfk_s8_wquad(const int8_t* w, int k, int kq) {
  * i < rows <= 4, j < cols <= 32, x the packed quads of the tile's first
  * column with ldx columns per quad row. ---- */
 
+#if MLFK_S8_DSP
+/* Bytes 1 and 3 of a word as two 16-bit halves, sign- or zero-extended: one
+ * sxtb16/uxtb16 with its rotation operand (ACLE has no form with the
+ * rotation, and GCC 12 emits a separate ror for __sxtb16(v >> 8)). */
+MLFK_FN int32_t mlfk_s8_sxtb16_ror8(uint32_t v) {
+  int32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+}
+MLFK_FN int32_t mlfk_s8_uxtb16_ror8(uint32_t v) {
+  int32_t r;
+  __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+}
+
+/* Rows w and w + ldw (acc0, acc1, starting from b0, b1) of columns [0,
+ * cols) of x over `quads` whole quads of k (x's quad rows xs bytes apart),
+ * in 2 x 2 blocks: per quad the bytes 0 and 2, then 1 and 3, of each word
+ * as 16-bit halves (__sxtb16 for the weights, __uxtb16 for x) and eight
+ * dual MACs (__smlad), 20 instructions for 16 MACs plus ~4 GCC spills; an
+ * odd last column alone. Not inlined: in its own frame the inner loop's
+ * values nearly all stay in registers (inlined into the tile, GCC spilled
+ * half of them). */
+__attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_rows(const int8_t* w, ptrdiff_t ldw, const uint8_t* x,
+                                                       ptrdiff_t xs, int quads, int cols, int32_t b0, int32_t b1,
+                                                       int32_t* acc0, int32_t* acc1) {
+  const int8_t* end = w + (ptrdiff_t)quads * 4;
+  int j;
+  for (j = 0; j + 1 < cols; j += 2) {
+    int32_t s00 = b0, s01 = b0, s10 = b1, s11 = b1;
+    const int8_t* p = w;
+    const uint8_t* xq = x + (ptrdiff_t)j * 4;
+    for (; p != end; p += 4, xq += xs) {
+      uint32_t q, v;
+      int32_t a02, a13, b02, b13, x02, x13;
+      memcpy(&q, p, 4);
+      a02 = __sxtb16((int32_t)q);
+      a13 = mlfk_s8_sxtb16_ror8(q);
+      memcpy(&q, p + ldw, 4);
+      b02 = __sxtb16((int32_t)q);
+      b13 = mlfk_s8_sxtb16_ror8(q);
+      memcpy(&v, xq, 4);
+      x02 = (int32_t)__uxtb16(v);
+      x13 = mlfk_s8_uxtb16_ror8(v);
+      s00 = __smlad(x13, a13, __smlad(x02, a02, s00));
+      s10 = __smlad(x13, b13, __smlad(x02, b02, s10));
+      memcpy(&v, xq + 4, 4);
+      x02 = (int32_t)__uxtb16(v);
+      x13 = mlfk_s8_uxtb16_ror8(v);
+      s01 = __smlad(x13, a13, __smlad(x02, a02, s01));
+      s11 = __smlad(x13, b13, __smlad(x02, b02, s11));
+    }
+    acc0[j] = s00;
+    acc0[j + 1] = s01;
+    acc1[j] = s10;
+    acc1[j + 1] = s11;
+  }
+  if (j < cols) {
+    int32_t s00 = b0, s10 = b1;
+    const int8_t* p = w;
+    const uint8_t* xq = x + (ptrdiff_t)j * 4;
+    for (; p != end; p += 4, xq += xs) {
+      uint32_t q, v;
+      int32_t x02, x13;
+      memcpy(&v, xq, 4);
+      x02 = (int32_t)__uxtb16(v);
+      x13 = mlfk_s8_uxtb16_ror8(v);
+      memcpy(&q, p, 4);
+      s00 = __smlad(x13, mlfk_s8_sxtb16_ror8(q), __smlad(x02, __sxtb16((int32_t)q), s00));
+      memcpy(&q, p + ldw, 4);
+      s10 = __smlad(x13, mlfk_s8_sxtb16_ror8(q), __smlad(x02, __sxtb16((int32_t)q), s10));
+    }
+    acc0[j] = s00;
+    acc1[j] = s10;
+  }
+}
+
+/* Cortex-M with DSP: the tile by pairs of rows (mlfk_s8_dsp_rows; an odd
+ * last row is computed twice into one row of acc); the last, partial quad
+ * of k (x is 0 beyond k, and so is its weight word) added scalar. */
+MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
+                                   const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
+                                   int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  const int kfull = a->k / 4, kqn = (a->k + 3) / 4;
+  const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
+  int i, j;
+  for (i = 0; i < rows; i += 2) {
+    const int i1 = i + 1 < rows ? i + 1 : i;
+    const int8_t* wa = a->w + (ptrdiff_t)(r0 + i) * a->ldw;
+    mlfk_s8_dsp_rows(wa, (ptrdiff_t)(i1 - i) * a->ldw, x, xs, kfull, cols, a->bias[r0 + i], a->bias[r0 + i1],
+                     acc[i], acc[i1]);
+  }
+  if (kqn > kfull) {
+    const uint8_t* xq = x + (ptrdiff_t)kfull * xs;
+    for (i = 0; i < rows; ++i) {
+      const uint32_t q = mlfk_s8_wquad(a->w + (ptrdiff_t)(r0 + i) * a->ldw, a->k, kfull);
+      const int32_t w0 = (int8_t)q, w1 = (int8_t)(q >> 8), w2 = (int8_t)(q >> 16), w3 = (int8_t)(q >> 24);
+      for (j = 0; j < cols; ++j) {
+        const uint8_t* p = xq + j * 4;
+        acc[i][j] = (int32_t)((uint32_t)acc[i][j] + (uint32_t)(p[0] * w0 + p[1] * w1 + p[2] * w2 + p[3] * w3));
+      }
+    }
+  }
+}
+#else
 MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
                                    const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
                                    int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
@@ -153,28 +340,17 @@ MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
     for (kq = 0; kq < kqn; ++kq) {
       const uint32_t wq = mlfk_s8_wquad(w, a->k, kq);
       const uint8_t* xq = x + (ptrdiff_t)kq * ldx * 4;
-#if MLFK_S8_DSP
-      /* Bytes 0 and 2, then 1 and 3, as 16-bit halves: two dual MACs. */
-      const int32_t w02 = __sxtb16((int32_t)wq), w13 = __sxtb16((int32_t)(wq >> 8));
-      for (j = 0; j < cols; ++j) {
-        uint32_t xw;
-        int32_t t;
-        memcpy(&xw, xq + j * 4, 4);
-        t = __smlad((int32_t)__uxtb16(xw), w02, (int32_t)s[j]);
-        s[j] = (uint32_t)__smlad((int32_t)__uxtb16(xw >> 8), w13, t);
-      }
-#else
       const int32_t w0 = (int8_t)(wq & 0xFF), w1 = (int8_t)((wq >> 8) & 0xFF);
       const int32_t w2 = (int8_t)((wq >> 16) & 0xFF), w3 = (int8_t)(wq >> 24);
       for (j = 0; j < cols; ++j) {
         const uint8_t* p = xq + j * 4;
         s[j] += (uint32_t)(p[0] * w0 + p[1] * w1 + p[2] * w2 + p[3] * w3);
       }
-#endif
     }
     for (j = 0; j < cols; ++j) acc[i][j] = (int32_t)s[j];
   }
 }
+#endif
 
 #if MLFK_X86
 
@@ -456,8 +632,29 @@ MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int 
                             int n, uint8_t* MLFK_RESTRICT x) {
   const int k = g->c * g->kh * g->kw, kqn = (k + 3) / 4;
   const uint8_t flip = is_signed ? 0x80 : 0x00;
-  int kk, i;
-  for (kk = 0; kk < kqn * 4; ++kk) {
+  int kk = 0, i;
+  if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
+      g->ow == g->w) {
+    /* 1x1, stride 1, unpadded (pointwise): pixel p of every plane is
+     * column p, so each quad of channels interleaves four runs of bytes
+     * (the generic loop below pays its setup per output row, ~17
+     * instructions a byte on DS-CNN's 5-wide rows on a Cortex-M4, this 2). */
+    const ptrdiff_t hw = (ptrdiff_t)g->h * g->w;
+    for (; kk + 4 <= k; kk += 4) {
+      const uint8_t* c0 = img + kk * hw + p0;
+      const uint8_t* c1 = c0 + hw;
+      const uint8_t* c2 = c1 + hw;
+      const uint8_t* c3 = c2 + hw;
+      uint8_t* d = x + (ptrdiff_t)(kk >> 2) * n * 4;
+      for (i = 0; i < n; ++i) {
+        d[i * 4] = (uint8_t)(c0[i] ^ flip);
+        d[i * 4 + 1] = (uint8_t)(c1[i] ^ flip);
+        d[i * 4 + 2] = (uint8_t)(c2[i] ^ flip);
+        d[i * 4 + 3] = (uint8_t)(c3[i] ^ flip);
+      }
+    }
+  }
+  for (; kk < kqn * 4; ++kk) {
     uint8_t* dst = x + (ptrdiff_t)(kk >> 2) * n * 4 + (kk & 3);
     if (kk >= k) {
       for (i = 0; i < n; ++i) dst[i * 4] = 0;

@@ -193,8 +193,8 @@ Status QuantizeEmit(const EmitContext& ctx, std::string* body) {
   }
   const quant::QRange range = quant::RangeOf(p.out);
   EmitLinearLoops(ctx, p, "int32_t", [&](const std::string& k) {
-    return quant::EmitSaturateRound("        ", "out0[" + k + "]", CType(p.out),
-                                    quant::EmitQuantizeValue("in0[" + k + "]", "s"), "zp", range);
+    return quant::EmitQuantizeFloat("        ", "out0[" + k + "]", CType(p.out), "in0[" + k + "]", "s", "zp",
+                                    range);
   }, body);
   return Status::Ok();
 }
@@ -280,8 +280,7 @@ Status DynamicEmit(const EmitContext& ctx, std::string* body) {
   *body += "  uint8_t zp;\n";
   *body += quant::EmitSaturateRound("  ", "zp", "uint8_t", "(double)(0.0f - lo / s)", "0", range);
   *body += "  for (size_t i = 0; i < " + n + "; ++i) {\n";
-  *body += quant::EmitSaturateRound("    ", "out0[i]", "uint8_t",
-                                    quant::EmitQuantizeValue("in0[i]", "s"), "zp", range);
+  *body += quant::EmitQuantizeFloat("    ", "out0[i]", "uint8_t", "in0[i]", "s", "zp", range);
   *body += "  }\n";
   *body += "  out1[0] = s;\n";
   *body += "  out2[0] = zp;\n";

@@ -205,6 +205,39 @@ TEST(QuantizeLinear, GeneratedMatchesEvaluate) {
   }
 }
 
+// The generated QuantizeLinear computes in float32 and int32 only (firmware
+// on a single-precision FPU): no double, floor or fmod in its code, and the
+// same bits as Quantize's double rounding at the edges of that arithmetic:
+// ties of either sign, values in (-1, 0) whose v - floor(v) rounds, the
+// clamp at +-1024 and what lies just inside it, the largest floats.
+TEST(QuantizeLinear, GeneratedInFloat32MatchesEvaluate) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> edges = {0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 126.5, -127.5, 127.5, -128.5, 254.5, 255.5,
+                                     -0.5 + std::ldexp(1.0, -26), -0.5 - std::ldexp(1.0, -25), -std::ldexp(1.0, -30),
+                                     std::ldexp(1.0, -30), -0.99999994, 0.99999994, -1e-8, 1023.5, -1023.5, 1024.5,
+                                     -1024.5, 1e30, -1e30, 3.4e38, -3.4e38, inf, -inf, std::nan(""), 0.0, -0.0};
+  for (DType dtype : {DType::kInt8, DType::kUInt8}) {
+    for (int64_t zero_point : {0, dtype == DType::kInt8 ? -128 : 255, dtype == DType::kInt8 ? 127 : 1}) {
+      for (double scale : {1.0, 0.5, 3.0}) {
+        OpTest t("QuantizeLinear");
+        t.Input("x", DType::kFloat32, {static_cast<int64_t>(edges.size())});
+        t.Constant("scale", Floats({}, {scale}));
+        t.Constant("zp", MakeTensor(dtype, {}, {static_cast<double>(zero_point)}));
+        t.Output("y");
+        SCOPED_TRACE(std::string(DTypeName(dtype)) + " zero point " + std::to_string(zero_point) + " scale " +
+                     std::to_string(scale));
+        ExpectGeneratedMatches(t, {Floats({static_cast<int64_t>(edges.size())}, edges)});
+        ASSERT_TRUE(t.Infer().ok());
+        Result<emit::NodeFunction> f = emit::EmitNodeFunction(t.graph(), 0);
+        ASSERT_TRUE(f.ok()) << f.status().ToString();
+        EXPECT_EQ(f->definition.find("double"), std::string::npos) << f->definition;
+        EXPECT_EQ(f->definition.find("floor("), std::string::npos) << f->definition;
+        EXPECT_EQ(f->definition.find("fmod("), std::string::npos) << f->definition;
+      }
+    }
+  }
+}
+
 TEST(DequantizeLinear, GeneratedMatchesEvaluate) {
   struct Case {
     DType x;

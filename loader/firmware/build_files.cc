@@ -78,6 +78,7 @@ Result<std::string> Makefile(const ProjectPlan& plan) {
   v["SUPPORT_SOURCES"] = MakeList(plan.support_sources);
   std::string defines;
   for (const std::string& d : plan.defines) defines += " -D" + d;
+  for (const std::string& f : plan.compile_flags) defines += " " + f;
   v["DEFINES"] = defines;
   std::string includes;
   for (const std::string& dir : plan.include_dirs) includes += (includes.empty() ? "-I" : " -I") + dir;
@@ -112,6 +113,7 @@ Result<std::string> CMakeLists(const ProjectPlan& plan) {
   }
   v["MODEL_OPTIONS"] = model_options;
   v["COMPILE_OPTIONS"] = arch + "-Wall -ffunction-sections -fdata-sections";
+  for (const std::string& f : plan.compile_flags) v["COMPILE_OPTIONS"] += " " + f;
   v["LINK_OPTIONS"] = arch + (p.cortex_m ? script + kCortexMLinkFlags + "\n    " : "") +
                       "-Wl,--gc-sections -Wl,-Map=${CMAKE_BINARY_DIR}/app.map";
   v["LINK_DEPENDS"] = p.cortex_m ? " LINK_DEPENDS ${CMAKE_SOURCE_DIR}/" + script_path : "";

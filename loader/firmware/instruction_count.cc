@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "artifact/base/display_text.h"
+#include "loader/firmware/stack_usage.h"
 
 namespace mlf::firmware {
 namespace {
@@ -40,6 +41,10 @@ void AddInstructionCounter(ProjectPlan* plan) {
   if (plan->tvm || !CanCountInstructions(plan->platform)) return;
   plan->count_instructions = true;
   plan->support_sources.push_back("src/mlf_cycles.c");
+  // The stack beside it (stack_usage.h): painted in the run, bounded from
+  // the compiler's figures.
+  plan->support_sources.push_back("src/mlf_stack.c");
+  for (const std::string& f : StackUsageFlags()) plan->compile_flags.push_back(f);
   plan->defines.push_back("MLF_SYSTICK_HZ=" + std::to_string(plan->platform.board.clock_hz));
 }
 

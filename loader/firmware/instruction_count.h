@@ -51,6 +51,8 @@ struct CountedModule {
   std::string name;    // the metadata key
   std::string c_name;  // the label of its systick line
   uint64_t macs = 0;   // ModuleMacs
+  // The metadata's operators, for the per-operator profile (operator_profile.h).
+  std::vector<OperatorInfo> operators;
 };
 
 struct InstructionCount {

@@ -87,7 +87,7 @@ std::string LinkerScript(const Board& b) {
          "  .fini_array :\n  {\n    PROVIDE_HIDDEN(__fini_array_start = .);\n"
          "    KEEP(*(.fini_array .fini_array.*))\n    PROVIDE_HIDDEN(__fini_array_end = .);\n  } > " +
          b.code + "\n\n"
-         "  .stack (NOLOAD) :\n  {\n    . = ALIGN(8);\n    . = . + STACK_SIZE;\n    __stack_top = .;\n  } > " +
+         "  .stack (NOLOAD) :\n  {\n    . = ALIGN(8);\n    __stack_limit = .;\n    . = . + STACK_SIZE;\n    __stack_top = .;\n  } > " +
          b.stack + "\n\n";
   if (SeparateWorkspace(b)) {
     out += "  /* The workspaces (src/main.c), zeroed by the startup code. */\n"

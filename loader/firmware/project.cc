@@ -61,6 +61,12 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const P
   if (plan.count_instructions) {
     MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_cycles.c", "mlf_cycles.c"));
     MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_cycles.h", "mlf_cycles.h"));
+    MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_stack.c", "mlf_stack.c"));
+    MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_stack.h", "mlf_stack.h"));
+  }
+  if (plan.profile) {
+    MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_profile.c", "mlf_profile.c"));
+    MLF_RETURN_IF_ERROR(AddTemplateCopy(&files, "src/mlf_profile.h", "mlf_profile.h"));
   }
   if (plan.platform.cortex_m) {
     MLF_RETURN_IF_ERROR(Add(&files, "platform/startup.c", StartupSource(plan)));
@@ -106,6 +112,7 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
     plan.include_dirs.insert(plan.include_dirs.end() - 1, lib.include_dirs.begin(), lib.include_dirs.end());
   }
   if (options.count_instructions) AddInstructionCounter(&plan);
+  if (options.profile) MLF_RETURN_IF_ERROR(AddOperatorProfiler(&plan));
   MLF_ASSIGN_OR_RETURN(std::vector<ProjectFile> files, ComposeProject(plan, input, foreign));
   for (const VendorLibrary& lib : vendor) files.insert(files.end(), lib.files.begin(), lib.files.end());
   FitReport fit;
@@ -118,8 +125,9 @@ Result<GeneratedProject> GenerateProject(const std::string& archive, const std::
   project.platform = platform;
   for (const ModulePlan& m : plan.modules) {
     project.modules.push_back(m.name);
-    if (plan.count_instructions) project.counted.push_back({m.name, m.c_name, ModuleMacs(*m.metadata)});
+    if (plan.count_instructions) project.counted.push_back({m.name, m.c_name, ModuleMacs(*m.metadata), m.metadata->operators});
   }
+  project.profiled = plan.profile;
   for (const ProjectFile& f : files) project.files.push_back(f.path);
   project.report = std::move(input.report);
   project.fit = std::move(fit);

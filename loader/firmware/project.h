@@ -23,6 +23,8 @@
 #include "loader/firmware/fit.h"
 #include "loader/firmware/foreign_project.h"
 #include "loader/firmware/instruction_count.h"
+#include "loader/firmware/operator_profile.h"
+#include "loader/firmware/stack_usage.h"
 #include "loader/firmware/platform.h"
 #include "loader/firmware/project_input.h"
 #include "loader/firmware/project_plan.h"
@@ -56,6 +58,10 @@ struct ProjectOptions {
   // on boards CanCountInstructions() accepts, for mlfkit archives; elsewhere
   // ignored. `mlf project --run` sets it.
   bool count_instructions = false;
+  // With count_instructions: the MLF_PROFILE hook's harness too
+  // (operator_profile.h), a profile line per operator. A project that cannot
+  // count is kFailedPrecondition. `mlf project --run --profile` sets it.
+  bool profile = false;
 };
 
 struct GeneratedProject {
@@ -67,6 +73,7 @@ struct GeneratedProject {
   // The modules the firmware counts instructions of (count_instructions,
   // when the board allows it), in the order they run; else empty.
   std::vector<CountedModule> counted;
+  bool profiled = false;  // the firmware prints per-operator profiles (ProjectOptions::profile)
 };
 
 // Every file of the project planned for `input` (no disk access); `foreign`

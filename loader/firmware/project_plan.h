@@ -96,9 +96,12 @@ struct ProjectPlan {
   std::vector<std::string> include_dirs;     // -I, in order
   std::vector<std::string> defines;          // -D
   std::string model_flags;                   // extra flags of the model sources
+  std::vector<std::string> compile_flags;    // extra flags of every source (stack_usage.h)
   // The SysTick harness (src/mlf_cycles.[ch], instruction_count.h) around
   // each run, and SysTick's entry in the vector table.
   bool count_instructions = false;
+  // The MLF_PROFILE hook's harness (src/mlf_profile.[ch], operator_profile.h).
+  bool profile = false;
 };
 
 // Plans the project for `input` on `platform`. Refuses archives a project

@@ -199,10 +199,17 @@ std::string PlatformLayout(const ProjectPlan& plan) {
   if (!p.cortex_m) return "";
   std::string script = LinkerScriptPath(p.board);
   script.resize(std::max<size_t>(script.size(), 23), ' ');
-  return (plan.count_instructions
+  return std::string(plan.count_instructions
               ? "src/mlf_cycles.[ch]     SysTick around each run: a \"systick <module> <ticks> <clock Hz>\"\n"
                 "                        line per module, instructions = ticks x 1e9 / clock under QEMU\n"
                 "                        -icount shift=0 (mlf project --run adds it)\n"
+                "src/mlf_stack.[ch]      the stack painted before each run and scanned after: a\n"
+                "                        \"stack <module> <bytes>\" line per module (its high-water mark)\n"
+              : "") +
+         (plan.profile
+              ? "src/mlf_profile.[ch]    the MLF_PROFILE hook around each operator (-DMLF_PROFILE): a\n"
+                "                        \"profile <module> <operator index> <ticks>\" line per operator\n"
+                "                        (-DMLF_PROFILE_DWT: DWT cycles on real hardware instead)\n"
               : "") +
          std::string("platform/startup.c      vector table, reset and fault handlers, C runtime glue\n") +
          script + " linker script: the memory map below\n";

@@ -92,7 +92,31 @@ std::string Prints(const ModulePlan& m) {
 
 namespace {
 
-Result<std::string> ModuleBlock(const ModulePlan& m, bool count) {
+// The harness around a module's run when counting (instruction_count.h):
+// the stack painted before and scanned after (stack_usage.h), the operators'
+// totals cleared and printed when profiling (operator_profile.h).
+struct Harness {
+  std::string declaration, before, after, print;
+};
+
+Harness ModuleHarness(const ModulePlan& m, const ProjectPlan& plan) {
+  Harness h;
+  if (!plan.count_instructions) return h;
+  const std::string label = CStringLiteral(m.c_name);
+  h.declaration = "  uint64_t ticks;\n  uint32_t stack;\n";
+  h.before = "  mlf_stack_paint();\n";
+  if (plan.profile) h.before += "  mlf_profile_reset();\n";
+  h.before += "  ticks = mlf_cycles_now();\n";
+  h.after = "  ticks = mlf_cycles_now() - ticks;\n  stack = mlf_stack_used();\n";
+  h.print = "  mlf_cycles_print(" + label + ", ticks);\n  mlf_stack_print(" + label + ", stack);\n";
+  if (plan.profile) {
+    h.print += "  mlf_profile_print(" + label + ", " + std::to_string(m.metadata->operators.size()) + "u);\n";
+  }
+  return h;
+}
+
+Result<std::string> ModuleBlock(const ModulePlan& m, const ProjectPlan& plan) {
+  const Harness h = ModuleHarness(m, plan);
   return FillTemplate("module.c", {{"MODULE", CCommentText(m.name)},
                                    {"MOD", m.c_name},
                                    {"BUFFERS", Buffers(m)},
@@ -101,12 +125,10 @@ Result<std::string> ModuleBlock(const ModulePlan& m, bool count) {
                                    {"WORKSPACE", m.workspace.empty() ? "NULL" : m.workspace},
                                    {"CONSTANTS", m.constants.empty() ? "NULL" : m.constants},
                                    {"PRINTS", Prints(m)},
-                                   {"COUNT_DECLARATION", count ? "  uint64_t ticks;\n" : ""},
-                                   {"COUNT_BEFORE", count ? "  ticks = mlf_cycles_now();\n" : ""},
-                                   {"COUNT_AFTER", count ? "  ticks = mlf_cycles_now() - ticks;\n" : ""},
-                                   {"COUNT_PRINT", count ? "  mlf_cycles_print(" +
-                                                               CStringLiteral(m.c_name) + ", ticks);\n"
-                                                         : ""}});
+                                   {"COUNT_DECLARATION", h.declaration},
+                                   {"COUNT_BEFORE", h.before},
+                                   {"COUNT_AFTER", h.after},
+                                   {"COUNT_PRINT", h.print}});
 }
 
 }  // namespace
@@ -128,12 +150,16 @@ Result<std::string> FillMainTemplate(const std::string& template_name, const Pro
 Result<std::string> MainSource(const ProjectPlan& plan) {
   MainParts parts;
   if (plan.count_instructions) {
-    parts.includes += "#include \"mlf_cycles.h\"\n";
+    parts.includes += "#include \"mlf_cycles.h\"\n#include \"mlf_stack.h\"\n";
     parts.calls += "  mlf_cycles_start(); /* instructions per inference: src/mlf_cycles.h */\n";
+  }
+  if (plan.profile) {
+    parts.includes += "#include \"mlf_profile.h\"\n";
+    parts.calls += "  mlf_profile_start(); /* per-operator profiles: src/mlf_profile.h */\n";
   }
   for (const ModulePlan& m : plan.modules) {
     parts.includes += "#include \"tvmgen_" + m.c_name + ".h\"\n";
-    MLF_ASSIGN_OR_RETURN(std::string block, ModuleBlock(m, plan.count_instructions));
+    MLF_ASSIGN_OR_RETURN(std::string block, ModuleBlock(m, plan));
     parts.modules += block;
     parts.calls += "  if (run_" + m.c_name + "() != 0) return 1;\n";
   }

@@ -9,12 +9,13 @@ namespace {
 // before it sleeps: about the gap between two parallel regions of a model.
 constexpr auto kSpin = std::chrono::microseconds(200);
 
-// The job word: generation << 40 | task count << 20 | next task.
+// The job word: generation << 40 | task count << 20. A share's word:
+// generation << 40 | next index.
 constexpr uint64_t kField = (uint64_t{1} << 20) - 1;
 constexpr uint64_t kGenerations = (uint64_t{1} << 24) - 1;
-inline uint64_t Generation(uint64_t job) { return job >> 40; }
+inline uint64_t Generation(uint64_t word) { return word >> 40; }
 inline uint64_t Count(uint64_t job) { return (job >> 20) & kField; }
-inline uint64_t Next(uint64_t job) { return job & kField; }
+inline uint64_t Next(uint64_t share) { return share & kField; }
 
 inline void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -35,8 +36,8 @@ bool SpinUntil(Done done) {
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+ThreadPool::ThreadPool(int threads) : shares_(threads > 1 ? threads : 1) {
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { Work(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -52,20 +53,34 @@ void ThreadPool::Callback(void* pool, TaskFn fn, void* arg, int32_t n) {
   static_cast<ThreadPool*>(pool)->ParallelFor(fn, arg, n);
 }
 
-// Claims and runs tasks of the current job until none is left unclaimed.
-void ThreadPool::Drain() {
+// Claims and runs the unclaimed tasks of `owner`'s share of `job` (tasks
+// owner, owner + threads, ...) while `job` is the current job.
+void ThreadPool::RunShare(int owner, uint64_t job) {
+  const uint64_t threads = shares_.size(), n = Count(job);
+  const uint64_t tasks = n > static_cast<uint64_t>(owner) ? (n - owner + threads - 1) / threads : 0;
+  std::atomic<uint64_t>& share = shares_[owner].word;
+  uint64_t word = share.load(std::memory_order_acquire);
   for (;;) {
-    uint64_t job = job_.load(std::memory_order_acquire);
-    do {
-      if (Next(job) >= Count(job)) return;
-    } while (!job_.compare_exchange_weak(job, job + 1, std::memory_order_acq_rel,
-                                         std::memory_order_acquire));
-    fn_(arg_, static_cast<int32_t>(Next(job)));
-    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<int32_t>(Count(job))) {
+    if (Generation(word) != Generation(job) || Next(word) >= tasks) return;
+    if (!share.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      continue;
+    }
+    fn_(arg_, static_cast<int32_t>(owner + Next(word) * threads));
+    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<int32_t>(n)) {
       std::lock_guard<std::mutex> lock(mu_);
       finished_.notify_all();
     }
+    word = share.load(std::memory_order_acquire);
   }
+}
+
+// Runs thread `self`'s own tasks of the current job, then the others'
+// unclaimed ones (a thread that has not come yet loses them).
+void ThreadPool::Drain(int self) {
+  const uint64_t job = job_.load(std::memory_order_acquire);
+  const int threads = static_cast<int>(shares_.size());
+  for (int i = 0; i < threads; ++i) RunShare((self + i) % threads, job);
 }
 
 void ThreadPool::ParallelFor(TaskFn fn, void* arg, int32_t n) {
@@ -80,17 +95,18 @@ void ThreadPool::ParallelFor(TaskFn fn, void* arg, int32_t n) {
     // Under the lock, so a worker about to sleep cannot miss the new job.
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t generation = (Generation(job_.load(std::memory_order_relaxed)) + 1) & kGenerations;
+    for (Share& share : shares_) share.word.store(generation << 40, std::memory_order_relaxed);
     job_.store(generation << 40 | static_cast<uint64_t>(n) << 20, std::memory_order_release);
   }
   wake_.notify_all();
-  Drain();
+  Drain(0);
   auto all_done = [&] { return done_.load(std::memory_order_acquire) == n; };
   if (SpinUntil(all_done)) return;
   std::unique_lock<std::mutex> lock(mu_);
   finished_.wait(lock, all_done);
 }
 
-void ThreadPool::Work() {
+void ThreadPool::Work(int self) {
   uint64_t seen = 0;
   for (;;) {
     auto moved = [&] {
@@ -103,7 +119,7 @@ void ThreadPool::Work() {
     }
     if (stop_.load(std::memory_order_acquire)) return;
     seen = Generation(job_.load(std::memory_order_acquire));
-    Drain();
+    Drain(self);
   }
 }
 

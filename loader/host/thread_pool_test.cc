@@ -67,6 +67,74 @@ TEST(ThreadPoolTest, TasksRunOnSeveralThreads) {
   EXPECT_TRUE(m.met.load());
 }
 
+// Task k of `threads` tasks runs on thread k in every call: the caller runs
+// task 0 and each worker the same task each time, so a kernel's cut finds
+// its part of the layer before on its core. Each task waits (up to 10 s)
+// until all have started, so no thread can run two of them and none can run
+// another's: a pool that hands tasks first come, first served fails this
+// whenever a worker takes task 0 or two workers swap.
+struct Gathering {
+  std::atomic<int> started{0};
+  std::vector<std::thread::id> by;
+  explicit Gathering(int n) : by(n) {}
+};
+
+void Gather(void* arg, int32_t i) {
+  Gathering* g = static_cast<Gathering*>(arg);
+  g->by[i] = std::this_thread::get_id();
+  g->started.fetch_add(1);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (g->started.load() < static_cast<int>(g->by.size()) &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::yield();
+  }
+}
+
+TEST(ThreadPoolTest, TaskKRunsOnThreadKInEveryCall) {
+  for (int threads : {2, 3, 4}) {
+    ThreadPool pool(threads);
+    Gathering first(threads);
+    pool.ParallelFor(Gather, &first, threads);
+    EXPECT_EQ(first.by[0], std::this_thread::get_id()) << threads;
+    for (int round = 0; round < 20; ++round) {
+      Gathering g(threads);
+      pool.ParallelFor(Gather, &g, threads);
+      for (int k = 0; k < threads; ++k) {
+        EXPECT_EQ(g.by[k], first.by[k]) << threads << " threads, round " << round << ", task " << k;
+      }
+    }
+    for (int k = 1; k < threads; ++k) EXPECT_NE(first.by[k], first.by[0]) << threads << " " << k;
+  }
+}
+
+// A thread takes another's unclaimed tasks: of 4 tasks on 2 threads the
+// worker owns 1 and 3; task 1 waits (up to 10 s) for task 3, so 3 runs only
+// if the caller takes it (or, when the caller took 1, the worker runs 3).
+struct Handover {
+  std::atomic<bool> third{false};
+  std::atomic<bool> met{false};
+};
+
+void HandOver(void* arg, int32_t i) {
+  Handover* h = static_cast<Handover*>(arg);
+  if (i == 3) h->third.store(true);
+  if (i != 1) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!h->third.load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  h->met.store(h->third.load());
+}
+
+TEST(ThreadPoolTest, IdleThreadsTakeOthersUnclaimedTasks) {
+  ThreadPool pool(2);
+  for (int round = 0; round < 5; ++round) {
+    Handover h;
+    pool.ParallelFor(HandOver, &h, 4);
+    EXPECT_TRUE(h.met.load()) << round;
+  }
+}
+
 // One thread: no workers; the tasks run in order on the caller's thread.
 TEST(ThreadPoolTest, OneThreadRunsInOrderOnTheCaller) {
   ThreadPool pool(1);

@@ -140,11 +140,12 @@ pb::object Inspect(const std::string& path) {
 pb::object Project(const std::string& archive, const std::string& out, const std::string& board,
                    const std::string& build_system, const std::map<std::string, std::string>& sample_inputs,
                    bool quantize_inputs, bool build, bool run, const std::optional<std::string>& key,
-                   bool require_signature) {
+                   bool require_signature, bool profile) {
   firmware::ProjectOptions options;
   options.target = ValueOrRaise(firmware::ResolveBoard(board));
   options.measure_fit = true;  // as mlf project: a misfit is refused before anything is written
   options.count_instructions = run;  // as mlf project --run
+  options.profile = profile;          // as mlf project --profile
   options.foreign_modules = &tvm_wing::FirmwareModules();
   options.verify.require_signature = require_signature;
   if (key) options.verify.public_key_pem = ValueOrRaise(ReadKeyFile(*key));
@@ -158,10 +159,9 @@ pb::object Project(const std::string& archive, const std::string& out, const std
     MLF_ASSIGN_OR_RETURN(firmware::BuiltFirmware built, firmware::BuildProject(out, p.platform, build_options));
     if (!run) return firmware::ProjectDocument(out, p, &built);
     MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun ran, firmware::RunFirmware(out, p.platform));
-    if (p.counted.empty()) return firmware::ProjectDocument(out, p, &built, &ran);
-    MLF_ASSIGN_OR_RETURN(std::vector<firmware::InstructionCount> counts,
-                         firmware::ReadInstructionCounts(ran.output, p.counted));
-    return firmware::ProjectDocument(out, p, &built, &ran, &counts);
+    MLF_ASSIGN_OR_RETURN(std::optional<firmware::RunMeasurements> measured,
+                         firmware::ReadRunMeasurements(out, p, ran));
+    return firmware::ProjectDocument(out, p, &built, &ran, measured ? &*measured : nullptr);
   });
   return ToDict(ValueOrRaise(std::move(doc)));
 }
@@ -184,7 +184,7 @@ void BindArchiveOperations(pb::module_& m) {
   m.def("_project", &Project, pb::arg("archive"), pb::arg("out"), pb::arg("board"), pb::arg("build_system"),
         pb::arg("sample_inputs"), pb::arg("quantize_inputs"), pb::arg("build"), pb::arg("run"),
         pb::arg("key"),
-        pb::arg("require_signature"));
+        pb::arg("require_signature"), pb::arg("profile") = false);
 }
 
 }  // namespace mlf::py

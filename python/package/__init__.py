@@ -147,7 +147,7 @@ def sign(path: str, key: str, out: Optional[str] = None) -> Dict:
 def project(archive: str, out: str, *, board: str = "host", build_system: str = "make",
             sample_inputs: Optional[Dict[str, str]] = None, quantize_inputs: bool = False,
             build: bool = False, run: bool = False, key: Optional[str] = None,
-            require_signature: bool = False) -> Dict:
+            require_signature: bool = False, profile: bool = False) -> Dict:
     """The archive as a standalone C project in `out` (as `mlf project`).
 
     `out` must be missing or empty; nothing is written there if anything
@@ -162,10 +162,16 @@ def project(archive: str, out: str, *, board: str = "host", build_system: str = 
     `run` also run (on QEMU for Cortex-M boards). Returns the document of
     `mlf project --json`: ok, project, platform, modules, files, and
     built {path, sizes} and run {exit_status, output} as asked; a firmware
-    that exits non-zero gives ok False rather than an exception.
+    that exits non-zero gives ok False rather than an exception. A run on a
+    board QEMU models also reports run.instructions and run.stack, and with
+    `profile` (which needs `run`, as --profile needs --run) run.profile:
+    instructions per operator.
     """
+    if profile and not run:
+        raise ValueError("profile=True needs run=True (the profile is measured by running the "
+                         "firmware under QEMU)")
     return _native._project(archive, out, board, build_system, sample_inputs or {},
-                            quantize_inputs, build, run, key, require_signature)
+                            quantize_inputs, build, run, key, require_signature, profile)
 
 
 def keygen(prefix: str) -> Tuple[str, str]:

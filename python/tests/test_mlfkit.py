@@ -460,6 +460,26 @@ def test_project_quantizes_float_sample_inputs(tmp_path):
     assert "output y 4 10 10 18 96\n" in doc["run"]["output"]
 
 
+def test_project_profiles_operators(tmp_path):
+    """project(profile=True) is `mlf project --run --profile`: instructions per operator, and the stack."""
+    archive = str(tmp_path / "cnn.tar")
+    mlfkit.export(os.path.join(EXAMPLES, "tiny_cnn", "model.yaml"), archive)
+    with pytest.raises(ValueError) as refused:
+        mlfkit.project(archive, str(tmp_path / "fw0"), board="mps2-an386", profile=True)
+    assert str(refused.value) == ("profile=True needs run=True (the profile is measured by running the "
+                                  "firmware under QEMU)")
+    assert not os.path.exists(tmp_path / "fw0")
+    doc = mlfkit.project(archive, str(tmp_path / "fw"), board="mps2-an386", run=True, profile=True)
+    assert doc["ok"] is True
+    profile = doc["run"]["profile"][0]
+    whole = doc["run"]["instructions"][0]["instructions"]
+    assert profile["inference_instructions"] == whole
+    assert [o["index"] for o in profile["operators"]] == list(range(len(profile["operators"])))
+    assert 0 < profile["operator_instructions"] <= whole
+    stack = doc["run"]["stack"]
+    assert 0 < stack["measured"][0]["bytes"] <= stack["bounds"][0]["bytes"]
+
+
 def test_project_builds_and_runs_on_the_host(tmp_path):
     """project() is `mlf project --json`: generate, build and run a firmware project."""
     archive = str(tmp_path / "cnn.tar")

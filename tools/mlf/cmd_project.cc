@@ -22,7 +22,8 @@ constexpr char kUsage[] =
     "                   [--build-system make|cmake] [--sample-input NAME=FILE.npy]...\n"
     "                   [--quantize-inputs]\n"
     "                   [--vendor-source NAME=DIR]...\n"
-    "                   [--build] [--run] [--key NAME.pub] [--require-signature] [--json]\n\n"
+    "                   [--build] [--run [--profile]] [--key NAME.pub] [--require-signature]\n"
+    "                   [--json]\n\n"
     "Turns an mlfkit archive into a standalone C project in DIR: a Makefile and a\n"
     "CMakeLists.txt, the model sources and headers, parameters as const arrays in\n"
     "flash, a static workspace and static buffers (no heap), and a main.c that runs\n"
@@ -61,7 +62,13 @@ constexpr char kUsage[] =
     "                           and exit with its exit status; on a board QEMU models,\n"
     "                           also each module's instructions per inference (SysTick\n"
     "                           around its run under QEMU -icount shift=0, exact to one\n"
-    "                           tick) and per MAC\n"
+    "                           tick) and per MAC, and the stack: its high-water mark\n"
+    "                           (painted before each run, scanned after) beside the\n"
+    "                           static bound from -fstack-usage and -fcallgraph-info=su\n"
+    "  --profile                with --run: also instructions per operator (index,\n"
+    "                           name, kind, instructions, share of the inference),\n"
+    "                           from the MLF_PROFILE hook the model's code calls\n"
+    "                           around each operator\n"
     "  --key, --require-signature   as for `mlf verify`\n"
     "  --json                   print one JSON report at the end (docs/cli-json.md);\n"
     "                           the firmware's output is in it as a string\n\n"
@@ -73,6 +80,7 @@ Result<firmware::ProjectOptions> Options(const ParsedArgs& args, const firmware:
   options.target = target;
   options.measure_fit = true;  // a misfit is refused before anything is written
   options.count_instructions = args.Has("run");
+  options.profile = args.Has("profile");
   options.foreign_modules = ForeignFirmwareModules();
   options.verify.require_signature = args.Has("require-signature");
   if (args.Has("key")) {
@@ -127,15 +135,19 @@ Result<int> Project(const ParsedArgs& args, BuildSystem system, const firmware::
     return kExitOk;
   }
   MLF_ASSIGN_OR_RETURN(firmware::FirmwareRun run, firmware::RunFirmware(dir, p.platform));
-  std::vector<firmware::InstructionCount> counts;
-  if (!p.counted.empty()) {
-    MLF_ASSIGN_OR_RETURN(counts, firmware::ReadInstructionCounts(run.output, p.counted));
-  }
+  MLF_ASSIGN_OR_RETURN(std::optional<firmware::RunMeasurements> measured,
+                       firmware::ReadRunMeasurements(dir, p, run));
   if (JsonOutput()) {
-    PrintJsonReport(firmware::ProjectDocument(dir, p, &built, &run, p.counted.empty() ? nullptr : &counts));
+    PrintJsonReport(firmware::ProjectDocument(dir, p, &built, &run, measured ? &*measured : nullptr));
   } else {
     std::cout << run.output;
-    for (const firmware::InstructionCount& c : counts) std::cout << FormatInstructionCount(c) << "\n";
+    if (measured) {
+      for (const firmware::InstructionCount& c : measured->counts) std::cout << FormatInstructionCount(c) << "\n";
+      std::cout << firmware::FormatStack(measured->stack, measured->stack_bounds, measured->stack_bytes);
+      for (const firmware::OperatorProfile& profile : measured->profiles) {
+        std::cout << firmware::FormatOperatorProfile(profile);
+      }
+    }
     std::cout << std::flush;
   }
   if (run.exit_code != 0) {
@@ -178,6 +190,10 @@ int RunProject(const ParsedArgs& args) {
     }
     return ReportUsageError("project", platform.status().message());
   }
+  if (args.Has("profile") && !args.Has("run")) {
+    return ReportUsageError("project", "--profile needs --run (the profile is measured by running the "
+                                       "firmware under QEMU)");
+  }
   Result<BuildSystem> system = firmware::ParseBuildSystem(args.Get("build-system", "make"));
   if (!system.ok()) return ReportUsageError("project", system.status().message());
   Result<int> result = Project(args, *system, *platform);
@@ -193,6 +209,7 @@ std::vector<FlagSpec> ProjectFlags() {
       {"quantize-inputs", false, false, ""},
       {"vendor-source", true, true, ""},
       {"build", false, false, ""},       {"run", false, false, ""},
+      {"profile", false, false, ""},
       {"json", false, false, ""}};
   for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
   return flags;
