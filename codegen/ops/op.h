@@ -130,6 +130,7 @@ void RegisterReverseSequenceOps(std::vector<OpDef>* table);
 void RegisterDetOps(std::vector<OpDef>* table);
 void RegisterMaxUnpoolOps(std::vector<OpDef>* table);
 void RegisterEinsumOps(std::vector<OpDef>* table);
+void RegisterCompressOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

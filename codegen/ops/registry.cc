@@ -40,6 +40,7 @@ const std::vector<OpDef>& Table() {
     RegisterDetOps(t);
     RegisterMaxUnpoolOps(t);
     RegisterEinsumOps(t);
+    RegisterCompressOps(t);
     return t;
   }();
   return *table;
