@@ -131,6 +131,7 @@ void RegisterDetOps(std::vector<OpDef>* table);
 void RegisterMaxUnpoolOps(std::vector<OpDef>* table);
 void RegisterEinsumOps(std::vector<OpDef>* table);
 void RegisterCompressOps(std::vector<OpDef>* table);
+void RegisterGridSampleOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -41,6 +41,7 @@ const std::vector<OpDef>& Table() {
     RegisterMaxUnpoolOps(t);
     RegisterEinsumOps(t);
     RegisterCompressOps(t);
+    RegisterGridSampleOps(t);
     return t;
   }();
   return *table;
