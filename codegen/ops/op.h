@@ -132,6 +132,7 @@ void RegisterMaxUnpoolOps(std::vector<OpDef>* table);
 void RegisterEinsumOps(std::vector<OpDef>* table);
 void RegisterCompressOps(std::vector<OpDef>* table);
 void RegisterGridSampleOps(std::vector<OpDef>* table);
+void RegisterDftOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -42,6 +42,7 @@ const std::vector<OpDef>& Table() {
     RegisterEinsumOps(t);
     RegisterCompressOps(t);
     RegisterGridSampleOps(t);
+    RegisterDftOps(t);
     return t;
   }();
   return *table;
