@@ -133,6 +133,7 @@ void RegisterEinsumOps(std::vector<OpDef>* table);
 void RegisterCompressOps(std::vector<OpDef>* table);
 void RegisterGridSampleOps(std::vector<OpDef>* table);
 void RegisterDftOps(std::vector<OpDef>* table);
+void RegisterTfIdfOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

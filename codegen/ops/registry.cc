@@ -43,6 +43,7 @@ const std::vector<OpDef>& Table() {
     RegisterCompressOps(t);
     RegisterGridSampleOps(t);
     RegisterDftOps(t);
+    RegisterTfIdfOps(t);
     return t;
   }();
   return *table;
