@@ -134,6 +134,7 @@ void RegisterCompressOps(std::vector<OpDef>* table);
 void RegisterGridSampleOps(std::vector<OpDef>* table);
 void RegisterDftOps(std::vector<OpDef>* table);
 void RegisterTfIdfOps(std::vector<OpDef>* table);
+void RegisterRoiAlignOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -44,6 +44,7 @@ const std::vector<OpDef>& Table() {
     RegisterGridSampleOps(t);
     RegisterDftOps(t);
     RegisterTfIdfOps(t);
+    RegisterRoiAlignOps(t);
     return t;
   }();
   return *table;
