@@ -13,6 +13,8 @@
 //     remainder: the result has the divisor's sign (Python's %); fmod=1 is the
 //     truncated remainder: the dividend's sign (C's fmod and %). For integers
 //     x mod 0 is 0 and INT_MIN mod -1 is 0; for floats fmod(x, 0) is NaN;
+//     float16 (fmod=1) is computed in float32 and rounded back (the
+//     remainder is exact, so only the last rounding to float16 is inexact);
 //   - PRelu is x < 0 ? x * slope : x (integers wrap as Mul does);
 //   - BitShift (unsigned integers) shifts by amounts of the bit width or
 //     more give 0.
@@ -25,6 +27,7 @@
 
 #include "artifact/format/tensor_values.h"
 #include "codegen/ops/broadcast.h"
+#include "codegen/ops/half_c.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
 
@@ -103,10 +106,12 @@ Result<ArithPlan> PlanArith(const ir::Node& node, const std::vector<InputInfo>& 
       break;
     }
     case Ar::kMod: {
-      MLF_RETURN_IF_ERROR(CheckDType(node, p.dtype, kNumericDTypes, "input A"));
+      std::vector<DType> allowed = kNumericDTypes;
+      allowed.push_back(DType::kFloat16);  // computed in float32
+      MLF_RETURN_IF_ERROR(CheckDType(node, p.dtype, allowed, "input A"));
       MLF_ASSIGN_OR_RETURN(int64_t fmod, node.Int("fmod", 0));
       if (fmod != 0 && fmod != 1) return NodeError(node, "attribute 'fmod' must be 0 or 1, got " + Num(fmod));
-      if (fmod == 0 && IsFloatDType(p.dtype)) {
+      if (fmod == 0 && (IsFloatDType(p.dtype) || p.dtype == DType::kFloat16)) {
         return NodeError(node, std::string("fmod=0 is only defined for integers; set fmod=1 for ") +
                                    DTypeName(p.dtype) + " inputs");
       }
@@ -216,6 +221,10 @@ std::string ArithC(const ArithPlan& p, const std::vector<std::string>& at) {
   const std::string w = WrapCType(d);
   switch (p.op) {
     case Ar::kMod:
+      if (d == DType::kFloat16) {
+        return HalfToFloatC("a", "in0[" + at[1] + "]", "") + HalfToFloatC("b", "in1[" + at[2] + "]", "") +
+               "const float rem = fmodf(a, b);\n" + FloatToHalfC("out0[" + at[0] + "]", "rem", "");
+      }
       if (IsFloatDType(d)) return s + o + MathFn(d, "fmod") + "(a, b);";
       if (!IsSignedIntDType(d)) return s + o + "b == 0 ? (" + t + ")0 : (" + t + ")(a % b);";
       s += "const " + t + " r = (b == 0 || b == -1) ? (" + t + ")0 : (" + t + ")(a % b);\n";
@@ -242,7 +251,13 @@ Status ArithEvaluate(const ir::Node& node, const std::vector<const ir::HostTenso
   ir::HostTensor y = ir::HostTensor::Zeros(p.dtype, p.shape.out);
   const std::vector<std::vector<uint64_t>> at = p.shape.nest.Offsets();
   const size_t n = Elements(p.shape.out) == 0 ? 0 : at[0].size();
-  if (p.dtype == DType::kFloat16) {  // Min, Max
+  if (p.dtype == DType::kFloat16 && p.op == Ar::kMod) {
+    for (size_t i = 0; i < n; ++i) {
+      const float a = HalfToFloat(inputs[0]->data<uint16_t>()[at[1][i]]);
+      const float b = HalfToFloat(inputs[1]->data<uint16_t>()[at[2][i]]);
+      y.data<uint16_t>()[at[0][i]] = FloatToHalf(std::fmod(a, b));
+    }
+  } else if (p.dtype == DType::kFloat16) {  // Min, Max
     for (size_t i = 0; i < n; ++i) {
       uint16_t v = inputs[0]->data<uint16_t>()[at[1][i]];
       for (size_t k = 1; k < inputs.size(); ++k) v = CombineHalf(p.op, v, inputs[k]->data<uint16_t>()[at[k + 1][i]]);

@@ -155,6 +155,30 @@ TEST(Arith, EdgeCases) {
   EXPECT_EQ(fr.data<double>()[3], 1.5);
   OpTest fmod = Node("Mod", {fx, fy}, {{"fmod", int64_t{1}}});
   ExpectGeneratedMatches(fmod, {fx, fy});
+  // float16 Mod (fmod=1) in float32: test_mod_mixed_sign_float16's values,
+  // its expected output's bits, and the edge cases (x mod 0, NaN, -0,
+  // subnormals, infinities) through the generated C, on a broadcast shape.
+  const HostTensor hx = MakeTensor(DType::kFloat16, {6}, {-4.3, 7.2, 5.0, 4.3, -7.2, 8.0});
+  const HostTensor hy = MakeTensor(DType::kFloat16, {6}, {2.1, -3.4, 8.0, -2.1, 3.4, 5.0});
+  const HostTensor hz = Eval("Mod", {hx, hy}, {{"fmod", int64_t{1}}});
+  ASSERT_EQ(hz.dtype, DType::kFloat16);
+  // numpy.fmod on the float16 values: -0.1016, 0.3984, 5, 0.1016, -0.3984, 3.
+  const std::vector<uint16_t> want_mod = {0xae80, 0x3660, 0x4500, 0x2e80, 0xb660, 0x4200};
+  for (size_t i = 0; i < want_mod.size(); ++i) EXPECT_EQ(hz.data<uint16_t>()[i], want_mod[i]) << i;
+  OpTest half_mod = Node("Mod", {hx, hy}, {{"fmod", int64_t{1}}});
+  ExpectGeneratedMatches(half_mod, {hx, hy}, 0, true);
+  const HostTensor ex = Exact<uint16_t>(DType::kFloat16, {0x3c00, 0x7e00, 0x8000, 0x0001, 0x7c00, 0x7bff, 0xfbff, 0x03ff});
+  const HostTensor ey = Exact<uint16_t>(DType::kFloat16, {0x0000, 0x3c00, 0x3c00, 0x0003, 0x3c00, 0x0001, 0x7c00, 0x0002});
+  const HostTensor ez = Eval("Mod", {ex, ey}, {{"fmod", int64_t{1}}});
+  EXPECT_EQ(ez.data<uint16_t>()[0] & 0x7e00, 0x7e00);  // fmod(1, 0): NaN
+  EXPECT_EQ(ez.data<uint16_t>()[2], 0x8000);          // -0 keeps its sign
+  EXPECT_EQ(ez.data<uint16_t>()[3], 0x0001);          // subnormals exactly
+  EXPECT_EQ(ez.data<uint16_t>()[6], 0xfbff);          // fmod(x, inf) = x
+  OpTest edges = Node("Mod", {ex, ey}, {{"fmod", int64_t{1}}});
+  ExpectGeneratedMatches(edges, {ex, ey});
+  const HostTensor bx = RandomTensor(DType::kFloat16, {3, 4}, 5), by = RandomTensor(DType::kFloat16, {4}, 6);
+  OpTest broadcast = Node("Mod", {bx, by}, {{"fmod", int64_t{1}}});
+  ExpectGeneratedMatches(broadcast, {bx, by});
   // PRelu on integers wraps like Mul; NaN stays NaN.
   const HostTensor px = Exact<int32_t>(DType::kInt32, {std::numeric_limits<int32_t>::min(), -3, 4});
   const HostTensor ps = Exact<int32_t>(DType::kInt32, {2, 3, 5});
@@ -253,6 +277,14 @@ TEST(Arith, Errors) {
 
   OpTest float_mod = Node("Mod", {f, f});
   EXPECT_EQ(InferError(float_mod), "node 'a' (Mod): fmod=0 is only defined for integers; set fmod=1 for float32 inputs");
+
+  const HostTensor h = HostTensor::Zeros(DType::kFloat16, {2});
+  OpTest half_mod = Node("Mod", {h, h});
+  EXPECT_EQ(InferError(half_mod), "node 'a' (Mod): fmod=0 is only defined for integers; set fmod=1 for float16 inputs");
+  OpTest bool_mod = Node("Mod", {HostTensor::Zeros(DType::kBool, {2}), HostTensor::Zeros(DType::kBool, {2})});
+  EXPECT_EQ(InferError(bool_mod),
+            "node 'a' (Mod): input A has dtype bool; supported: int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+            "float32, float64, float16");
 
   OpTest bad_fmod = Node("Mod", {i, i}, {{"fmod", int64_t{2}}});
   EXPECT_EQ(InferError(bad_fmod), "node 'a' (Mod): attribute 'fmod' must be 0 or 1, got 2");

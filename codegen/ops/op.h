@@ -130,6 +130,11 @@ void RegisterReverseSequenceOps(std::vector<OpDef>* table);
 void RegisterDetOps(std::vector<OpDef>* table);
 void RegisterMaxUnpoolOps(std::vector<OpDef>* table);
 void RegisterEinsumOps(std::vector<OpDef>* table);
+void RegisterCompressOps(std::vector<OpDef>* table);
+void RegisterGridSampleOps(std::vector<OpDef>* table);
+void RegisterDftOps(std::vector<OpDef>* table);
+void RegisterTfIdfOps(std::vector<OpDef>* table);
+void RegisterRoiAlignOps(std::vector<OpDef>* table);
 
 }  // namespace mlf::ops
 

@@ -3,7 +3,7 @@
 // (count_include_pad, ceil_mode, auto_pad, dilations; float32, float64),
 // GlobalAveragePool and GlobalMaxPool (float32, float64); 1-D, 2-D, 3-D.
 //
-// MaxPool's optional Indices output is refused. Padding never wins a max
+// MaxPool's optional Indices output: max_pool_indices.cc. Padding never wins a max
 // (windows start from the type's lowest value); AveragePool divides by the
 // taps inside the input, or with count_include_pad by the taps inside the
 // padded input (taps a ceil_mode window has beyond the end padding never
@@ -27,6 +27,7 @@
 #include <limits>
 
 #include "codegen/ops/conv_geometry.h"
+#include "codegen/ops/max_pool_indices.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
 
@@ -85,10 +86,7 @@ Result<PoolShape> ComputePoolShape(const ir::Node& node, const std::vector<int64
 }
 
 Status InferPool(const ir::Node& node, ir::Graph& graph) {
-  if (node.op == "MaxPool" && node.outputs.size() > 1) {
-    return NodeUnsupported(node, "the optional Indices output (output 1) of MaxPool is not "
-                                 "supported; remove it from the node's outputs");
-  }
+  if (node.op == "MaxPool" && node.outputs.size() > 1) return MaxPoolIndicesInfer(node, graph);
   MLF_RETURN_IF_ERROR(CheckArity(node, 1, 1));
   const ir::Value& x = graph.value(node.inputs[0]);
   MLF_RETURN_IF_ERROR(
@@ -161,6 +159,7 @@ void PoolLoops(const PoolShape& s, const T* x, T* y) {
 
 Status EvaluatePool(const ir::Node& node, const std::vector<const ir::HostTensor*>& in,
                     std::vector<ir::HostTensor>* out) {
+  if (node.op == "MaxPool" && node.outputs.size() > 1) return MaxPoolIndicesEvaluate(node, in, out);
   if (in.empty() || in[0] == nullptr) return NodeError(node, "input X is required");
   const ir::HostTensor& x = *in[0];
   MLF_ASSIGN_OR_RETURN(PoolShape s, ComputePoolShape(node, x.shape));
@@ -389,6 +388,7 @@ std::string EmitPoolKernel(const EmitContext& ctx, const PoolShape& s, int64_t n
 }
 
 Status EmitPool(const EmitContext& ctx, std::string* body) {
+  if (ctx.node.op == "MaxPool" && ctx.node.outputs.size() > 1) return MaxPoolIndicesEmit(ctx, body);
   const ir::Value& x = ctx.input(0);
   MLF_ASSIGN_OR_RETURN(PoolShape s, ComputePoolShape(ctx.node, x.shape));
   if (PoolSuitsKernel(s, x.dtype, x.shape[0])) {

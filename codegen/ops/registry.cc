@@ -41,6 +41,11 @@ const std::vector<OpDef>& Table() {
     RegisterDetOps(t);
     RegisterMaxUnpoolOps(t);
     RegisterEinsumOps(t);
+    RegisterCompressOps(t);
+    RegisterGridSampleOps(t);
+    RegisterDftOps(t);
+    RegisterTfIdfOps(t);
+    RegisterRoiAlignOps(t);
     return t;
   }();
   return *table;
