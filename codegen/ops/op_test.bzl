@@ -1,6 +1,6 @@
 """Macros for the operator-family tests in codegen/ops, which share one shape."""
 
-def op_test(name, size = "medium", srcs = [], deps = []):
+def op_test(name, size = "medium", srcs = [], deps = [], data = []):
     """A cc_test from `<name>.cc` that links :ops, the op harness and gtest_main.
 
     Args:
@@ -8,10 +8,12 @@ def op_test(name, size = "medium", srcs = [], deps = []):
       size: the test's size.
       srcs: the test's further sources (helper headers).
       deps: the test's further dependencies.
+      data: the test's data files.
     """
     native.cc_test(
         name = name,
         size = size,
+        data = data,
         srcs = [name + ".cc"] + srcs,
         deps = [
             ":ops",
