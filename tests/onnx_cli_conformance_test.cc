@@ -58,8 +58,8 @@
 
 #include "artifact/format/dtype.h"
 #include "artifact/format/npy.h"
-#include "codegen/frontend/tensor_proto.h"
 #include "codegen/ir/host_tensor.h"
+#include "tests/onnx_test_data.h"
 #include "tests/run_command.h"
 
 namespace mlf {
@@ -68,8 +68,8 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-constexpr const char* kRoot = "/usr/share/libonnx-testdata/data";
-constexpr const char* kFolders[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+using testing::kOnnxTestDataFolders;
+using testing::kOnnxTestDataRoot;
 constexpr const char* kExpectedFile = "tests/onnx_cli_conformance_expected.txt";
 constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-7;
@@ -80,52 +80,17 @@ struct CaseResult {
   std::string reason;   // for everything but a pass
 };
 
-Result<std::string> ReadFile(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot read " + path.string());
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using DataSet = testing::OnnxDataSet;
+using testing::ReadWholeFile;
 
-// ---------------------------------------------------------------- test data
-
-struct DataSet {
-  std::vector<ir::HostTensor> inputs;
-  std::vector<ir::HostTensor> outputs;
-};
-
-Result<std::vector<ir::HostTensor>> ReadTensors(const fs::path& dir, const std::string& prefix) {
-  std::vector<ir::HostTensor> out;
-  for (int i = 0;; ++i) {
-    const fs::path p = dir / (prefix + std::to_string(i) + ".pb");
-    if (!fs::exists(p)) break;
-    MLF_ASSIGN_OR_RETURN(std::string bytes, ReadFile(p));
-    Result<ir::HostTensor> t = frontend::ParseTensorProto(bytes);
-    if (!t.ok()) return t.status().WithContext(p.filename().string());
-    out.push_back(std::move(*t));
-  }
-  return out;
-}
-
+// The case's data sets; a case without any is an error.
 Result<std::vector<DataSet>> ReadDataSets(const fs::path& case_dir) {
-  std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(case_dir)) {
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) {
-      dirs.push_back(e.path());
-    }
-  }
-  std::sort(dirs.begin(), dirs.end());
-  std::vector<DataSet> sets;
-  for (const fs::path& d : dirs) {
-    DataSet s;
-    MLF_ASSIGN_OR_RETURN(s.inputs, ReadTensors(d, "input_"));
-    MLF_ASSIGN_OR_RETURN(s.outputs, ReadTensors(d, "output_"));
-    sets.push_back(std::move(s));
-  }
+  MLF_ASSIGN_OR_RETURN(std::vector<DataSet> sets, testing::ReadOnnxDataSets(case_dir));
   if (sets.empty()) return InvalidArgument("no test_data_set_*");
   return sets;
 }
+
+// ---------------------------------------------------------------- the model
 
 // A graph input a caller feeds (one without an initializer) and the shape
 // the model declares for it: -1 for a symbolic dimension; no rank when the
@@ -136,7 +101,7 @@ struct FedInput {
 };
 
 Result<std::vector<FedInput>> FedInputs(const fs::path& model_path) {
-  MLF_ASSIGN_OR_RETURN(std::string bytes, ReadFile(model_path));
+  MLF_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(model_path));
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) return InvalidArgument("model.onnx does not parse");
   std::set<std::string> inits;
@@ -451,22 +416,9 @@ CaseResult RunCase(const fs::path& dir, const fs::path& work) {
 
 // ---------------------------------------------------------------- all cases
 
-// "<folder>/<test>" -> its directory, sorted.
-std::map<std::string, fs::path> CaseDirs() {
-  std::map<std::string, fs::path> dirs;
-  for (const char* folder : kFolders) {
-    for (const auto& e : fs::directory_iterator(fs::path(kRoot) / folder)) {
-      if (fs::exists(e.path() / "model.onnx")) {
-        dirs[std::string(folder) + "/" + e.path().filename().string()] = e.path();
-      }
-    }
-  }
-  return dirs;
-}
-
 // Runs every case on two threads (each command is its own process).
 std::map<std::string, CaseResult> RunAll() {
-  const std::map<std::string, fs::path> dirs = CaseDirs();
+  const std::map<std::string, fs::path> dirs = testing::OnnxCaseDirs();
   std::vector<std::pair<std::string, fs::path>> cases(dirs.begin(), dirs.end());
   std::vector<CaseResult> results(cases.size());
   const char* tmp = std::getenv("TEST_TMPDIR");
@@ -582,7 +534,7 @@ void CheckAgainstExpected(const std::map<std::string, CaseResult>& results) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << ExpectedText(results);
     std::cout << "wrote " << path << "\n";
   }
-  Result<std::string> text = ReadFile(kExpectedFile);
+  Result<std::string> text = ReadWholeFile(kExpectedFile);
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   Result<std::map<std::string, std::string>> expected = ReadExpected(*text);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
@@ -604,15 +556,15 @@ void CheckAgainstExpected(const std::map<std::string, CaseResult>& results) {
   for (const auto& [name, outcome] : *expected) {
     if (!results.count(name)) {
       ADD_FAILURE() << name << " is pinned in " << kExpectedFile << " but is not a case of "
-                    << kRoot;
+                    << kOnnxTestDataRoot;
     }
   }
 }
 
 TEST(OnnxCliConformance, EveryCaseThroughExportAndRun) {
-  for (const char* folder : kFolders) {
-    ASSERT_TRUE(fs::is_directory(fs::path(kRoot) / folder))
-        << kRoot << "/" << folder << " is missing (scripts/setup.sh installs libonnx-testdata)";
+  for (const char* folder : kOnnxTestDataFolders) {
+    ASSERT_TRUE(fs::is_directory(fs::path(kOnnxTestDataRoot) / folder))
+        << kOnnxTestDataRoot << "/" << folder << " is missing (scripts/setup.sh installs libonnx-testdata)";
   }
   const std::map<std::string, CaseResult> results = RunAll();
   ASSERT_EQ(results.size(), 1072u) << "libonnx-testdata of ONNX 1.12 has 1072 cases";

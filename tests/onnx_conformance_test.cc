@@ -60,6 +60,7 @@
 #include "codegen/frontend/tensor_proto.h"
 #include "codegen/ops/op.h"
 #include "codegen/reference/interpreter.h"
+#include "tests/onnx_test_data.h"
 
 namespace mlf {
 namespace {
@@ -77,8 +78,9 @@ struct Backend {
   std::function<Result<Program>(const ir::Graph& graph)> compile;
 };
 
-constexpr const char* kRoot = "/usr/share/libonnx-testdata/data";
-constexpr const char* kFolders[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+using testing::ReadWholeFile;
+constexpr const char* kRoot = testing::kOnnxTestDataRoot;
+const auto& kFolders = testing::kOnnxTestDataFolders;
 // The pinned passes: a data dependency of the test, and where `bazel run`
 // with MLF_CONFORMANCE_UPDATE=1 rewrites it (see its header).
 constexpr const char* kExpectedFile = "tests/onnx_conformance_expected.txt";
@@ -112,10 +114,8 @@ const std::set<std::string> kOps = {
     "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Cast", "CastLike", "HannWindow",
     "HammingWindow", "BlackmanWindow", "RNN", "GRU", "LSTM", "ReverseSequence", "Det", "MaxUnpool",
     "Einsum",
-    // codegen/ops/compress.cc, grid_sample.cc, dft.cc, tfidf.cc, roi_align.cc. Not STFT: the
-    // front end compares its output with ONNX 1.12's shape inference, which ignores onesided
-    // ([1, 15, 16, 2] for the cases' [1, 15, 9, 2]), so both cases stop there.
-    "Compress", "GridSample", "DFT", "TfIdfVectorizer", "RoiAlign"};
+    // codegen/ops/compress.cc, grid_sample.cc, dft.cc, tfidf.cc, roi_align.cc
+    "STFT", "Compress", "GridSample", "DFT", "TfIdfVectorizer", "RoiAlign"};
 // Operators the front end rewrites into others of kOps (Upsample into Resize).
 const std::set<std::string> kLowered = {"Upsample"};
 // Operators allowed only because they normally fold away.
@@ -150,13 +150,6 @@ struct Summary {
   int passed() const { return cli + frozen_input + fold_away; }
 };
 
-Result<std::string> ReadFile(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError("cannot read " + path.string());
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // "node 'conv1' (Conv): group 3 ..." -> "Conv: group 3 ...", for grouping.
 std::string Normalise(const std::string& message) {
@@ -218,41 +211,7 @@ CaseResult Declined(const Status& s) {
   return {Outcome::kRefused, PassKind::kCli, std::string(kind) + ": " + Normalise(s.message())};
 }
 
-struct DataSet {
-  std::vector<ir::HostTensor> inputs;
-  std::vector<ir::HostTensor> outputs;
-};
-
-Result<std::vector<ir::HostTensor>> ReadTensors(const fs::path& dir, const std::string& prefix) {
-  std::vector<ir::HostTensor> out;
-  for (int i = 0;; ++i) {
-    const fs::path p = dir / (prefix + std::to_string(i) + ".pb");
-    if (!fs::exists(p)) break;
-    MLF_ASSIGN_OR_RETURN(std::string bytes, ReadFile(p));
-    Result<ir::HostTensor> t = frontend::ParseTensorProto(bytes);
-    if (!t.ok()) return t.status().WithContext(p.filename().string());
-    out.push_back(std::move(*t));
-  }
-  return out;
-}
-
-Result<std::vector<DataSet>> ReadDataSets(const fs::path& test_dir) {
-  std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(test_dir)) {
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) {
-      dirs.push_back(e.path());
-    }
-  }
-  std::sort(dirs.begin(), dirs.end());
-  std::vector<DataSet> sets;
-  for (const fs::path& d : dirs) {
-    DataSet s;
-    MLF_ASSIGN_OR_RETURN(s.inputs, ReadTensors(d, "input_"));
-    MLF_ASSIGN_OR_RETURN(s.outputs, ReadTensors(d, "output_"));
-    sets.push_back(std::move(s));
-  }
-  return sets;
-}
+using DataSet = testing::OnnxDataSet;
 
 bool Close(double got, double want, double rtol = kRtol) {
   if (std::isnan(want)) return std::isnan(got);
@@ -337,7 +296,7 @@ CaseResult RunDataSet(const ir::Graph& graph, const std::vector<ir::HostTensor>&
 
 // The case in `dir`; nullopt when it is not about the operators of kOps.
 std::optional<CaseResult> RunCase(const fs::path& dir, const Backend& backend) {
-  Result<std::string> bytes = ReadFile(dir / "model.onnx");
+  Result<std::string> bytes = ReadWholeFile(dir / "model.onnx");
   if (!bytes.ok()) return Error(bytes.status().ToString());
   onnx::ModelProto model;
   if (!model.ParseFromString(*bytes)) return Error("model.onnx does not parse");
@@ -353,7 +312,7 @@ std::optional<CaseResult> RunCase(const fs::path& dir, const Backend& backend) {
   };
   const bool freeze = needs_constants();
   if (!graph.ok() && !freeze) return Declined(graph.status());
-  Result<std::vector<DataSet>> sets = ReadDataSets(dir);
+  Result<std::vector<DataSet>> sets = testing::ReadOnnxDataSets(dir);
   if (!sets.ok()) return Error(sets.status().ToString());
   if (sets->empty()) return Error("no test_data_set_*");
   const std::vector<std::string> input_names = GraphInputs(model);
@@ -400,18 +359,6 @@ std::optional<CaseResult> RunCase(const fs::path& dir, const Backend& backend) {
   return CaseResult{};
 }
 
-// The case directories, "<folder>/<test>" -> path, sorted.
-std::map<std::string, fs::path> CaseDirs() {
-  std::map<std::string, fs::path> dirs;
-  for (const char* folder : kFolders) {
-    for (const auto& e : fs::directory_iterator(fs::path(kRoot) / folder)) {
-      if (fs::exists(e.path() / "model.onnx")) {
-        dirs[std::string(folder) + "/" + e.path().filename().string()] = e.path();
-      }
-    }
-  }
-  return dirs;
-}
 
 // Runs every in-scope case. `quiet`: only the summary line (for self-tests
 // of the harness).
@@ -419,7 +366,7 @@ Summary RunConformance(const Backend& backend, bool quiet = false) {
   Summary s;
   std::ostringstream log;
   std::map<std::string, int> refusals, out_of_scope;  // reason -> count
-  for (const auto& [name, dir] : CaseDirs()) {
+  for (const auto& [name, dir] : testing::OnnxCaseDirs()) {
     const auto start = std::chrono::steady_clock::now();
     std::optional<CaseResult> r = RunCase(dir, backend);
     const double seconds =
@@ -471,7 +418,7 @@ Summary RunConformance(const Backend& backend, bool quiet = false) {
 
 // The lines of the expected file: case -> kind name.
 Result<std::map<std::string, std::string>> ReadExpected() {
-  MLF_ASSIGN_OR_RETURN(std::string text, ReadFile(kExpectedFile));
+  MLF_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(kExpectedFile));
   std::map<std::string, std::string> expected;
   std::istringstream in(text);
   std::string line, previous;

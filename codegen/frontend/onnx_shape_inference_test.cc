@@ -188,13 +188,20 @@ TEST(OnnxShapeInference, StftRanks) {
             Invalid(node, "window has rank 2, expected 1"));
   EXPECT_EQ(stft({{"x", {1, 8, 1}}, {"step", {}}, {"", {}}, {"len", {1}}}),
             Invalid(node, "frame_length has rank 1, expected 0"));
-  // The ranks STFT defines, with a constant frame_step: inferred.
-  onnx::ModelProto ok = OneNode("STFT", {{"x", {1, 8, 1}}, {"step", {}}, {"w", {4}}}, "", 0, i64);
-  onnx::TensorProto* step = ok.mutable_graph()->add_initializer();
-  step->set_name("step");
-  step->set_data_type(i64);
-  step->add_int64_data(2);
-  EXPECT_EQ(InferredShape(ok), "[1,3,4,2]");  // libonnx 1.12's answer, unguarded
+  // The ranks STFT defines, with a constant frame_step: a two-sided
+  // transform (onesided=0) is inferred by libonnx 1.12; a one-sided one (the
+  // default) is not, since libonnx 1.12 would give 4 bins where it has 3.
+  auto with_step = [](onnx::ModelProto m) {
+    onnx::TensorProto* step = m.mutable_graph()->add_initializer();
+    step->set_name("step");
+    step->set_data_type(onnx::TensorProto::INT64);
+    step->add_int64_data(2);
+    return m;
+  };
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> in = {
+      {"x", {1, 8, 1}}, {"step", {}}, {"w", {4}}};
+  EXPECT_EQ(InferredShape(with_step(OneNode("STFT", in, "onesided", 0, i64))), "[1,3,4,2]");
+  EXPECT_EQ(InferredShape(with_step(OneNode("STFT", in, "", 0, i64))), "none");
 }
 
 // The element type a sweep gives an input: float if allowed, else the first

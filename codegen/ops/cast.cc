@@ -13,6 +13,7 @@
 
 #include "artifact/format/tensor_values.h"
 #include "codegen/ops/op.h"
+#include "codegen/ops/half_c.h"
 #include "codegen/ops/op_util.h"
 
 namespace mlf::ops {
@@ -244,28 +245,7 @@ std::string EncodeTarget(DType from, DType to, const std::string& ind) {
     }
     case Kind::kReal: return ind + "out0[i] = (" + t + ")x;\n";
     case Kind::kHalf:
-      return ind + "const float f = (float)x;\n" +
-             ind + "uint32_t fb;\n" +
-             ind + "memcpy(&fb, &f, 4);\n" +
-             ind + "const uint32_t s = (fb >> 16) & 0x8000u, a = fb & 0x7fffffffu;\n" +
-             ind + "uint32_t r;\n" +
-             ind + "if (a > 0x7f800000u) {\n" +
-             ind + "  r = s | 0x7e00u; /* NaN */\n" +
-             ind + "} else if (a >= 0x477ff000u) {\n" +
-             ind + "  r = s | 0x7c00u; /* rounds to infinity */\n" +
-             ind + "} else if (a >= 0x38800000u) { /* normal: rebias, round to nearest even */\n" +
-             ind + "  const uint32_t n = a - 0x38000000u;\n" +
-             ind + "  r = s | ((n + 0xfffu + ((n >> 13) & 1u)) >> 13);\n" +
-             ind + "} else { /* subnormal: units of 2^-24, round to nearest even */\n" +
-             ind + "  float q;\n" +
-             ind + "  memcpy(&q, &a, 4);\n" +
-             ind + "  q *= 16777216.0f;\n" +
-             ind + "  uint32_t n = (uint32_t)q;\n" +
-             ind + "  const float rest = q - (float)n;\n" +
-             ind + "  if (rest > 0.5f || (rest == 0.5f && (n & 1u))) ++n;\n" +
-             ind + "  r = s | n;\n" +
-             ind + "}\n" +
-             ind + "out0[i] = (uint16_t)r;\n";
+      return ind + "const float f = (float)x;\n" + FloatToHalfC("out0[i]", "f", ind);
     case Kind::kBFloat16:
       return ind + "const float f = (float)x;\n" +
              ind + "uint32_t fb;\n" +

@@ -2,8 +2,8 @@
 // tensors (stored as uint16_t bit patterns): C statements converting one
 // element each way, exact and with the rounding of artifact/format's
 // HalfToFloat / FloatToHalf (to nearest even; NaN keeps its sign as 0x7e00),
-// so evaluate() and the generated code agree bit for bit. (cast.cc writes the
-// same conversions inline for Cast.)
+// so evaluate() and the generated code agree bit for bit. Cast's float16
+// outputs use FloatToHalfC too.
 #ifndef MLFKIT_CODEGEN_OPS_HALF_C_H_
 #define MLFKIT_CODEGEN_OPS_HALF_C_H_
 
