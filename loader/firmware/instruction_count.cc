@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "artifact/base/display_text.h"
+#include "loader/firmware/decimal.h"
 #include "loader/firmware/stack_usage.h"
 
 namespace mlf::firmware {
@@ -11,18 +12,6 @@ namespace {
 
 constexpr uint64_t kNanosecondsPerSecond = 1000000000;
 constexpr char kLinePrefix[] = "systick ";
-
-// `text` as a decimal integer that fits 64 bits, or nullopt.
-std::optional<uint64_t> ParseDecimal(const std::string& text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  unsigned __int128 value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (value > UINT64_MAX) return std::nullopt;
-  return static_cast<uint64_t>(value);
-}
 
 const CountedModule* FindModule(const std::vector<CountedModule>& modules, const std::string& label) {
   for (const CountedModule& m : modules) {

@@ -6,22 +6,13 @@
 #include <sstream>
 
 #include "artifact/base/display_text.h"
+#include "loader/firmware/decimal.h"
 
 namespace mlf::firmware {
 namespace {
 
 constexpr uint64_t kNanosecondsPerSecond = 1000000000;
 constexpr char kLinePrefix[] = "profile ";
-
-std::optional<uint64_t> ParseDecimal(const std::string& text) {
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return value;
-}
 
 std::string Kind(const OperatorInfo& op) {
   std::string kind;

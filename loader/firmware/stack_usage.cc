@@ -8,6 +8,7 @@
 
 #include "artifact/base/display_text.h"
 #include "artifact/base/subprocess.h"
+#include "loader/firmware/decimal.h"
 
 namespace mlf::firmware {
 namespace {
@@ -28,16 +29,6 @@ std::string Field(const std::string& line, const std::string& key) {
 
 bool EndsWith(const std::string& text, const std::string& tail) {
   return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-std::optional<uint64_t> ParseDecimal(const std::string& text) {
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return value;
 }
 
 // The depth-first walk of BoundStack, with memo and the current path.
