@@ -21,9 +21,9 @@ std::string ReadFile(const std::string& path) {
 ModuleMetadata Example() {
   ModuleMetadata m;
   m.model_name = "my-model";
-  m.inputs = {{"serving_default_input_1:0", "serving_default_input_1_0", DType::kFloat32, {1, 28, 28, 1}, 3136},
-              {"mask", "mask", DType::kBool, {4}, 4}};
-  m.outputs = {{"out/*x*/", "out___x___", DType::kInt64, {2}, 16}};
+  m.inputs = {{"serving_default_input_1:0", "serving_default_input_1_0", DType::kFloat32, {1, 28, 28, 1}, 3136, true, std::nullopt},
+              {"mask", "mask", DType::kBool, {4}, 4, true, std::nullopt}};
+  m.outputs = {{"out/*x*/", "out___x___", DType::kInt64, {2}, 16, true, std::nullopt}};
   m.memory.workspace_size_bytes = 1024;
   m.memory.constants_size_bytes = 128;
   m.parameters = ParametersInfo{ParamStorage::kFile, "parameters/my_model.bin", {}};

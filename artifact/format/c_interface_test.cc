@@ -11,8 +11,8 @@ namespace {
 ModuleMetadata Scalars() {
   ModuleMetadata m;
   m.model_name = "s";
-  m.inputs = {{"x", "x", DType::kInt8, {}, 1}};
-  m.outputs = {{"y*/", "y__", DType::kFloat32, {3}, 12}};
+  m.inputs = {{"x", "x", DType::kInt8, {}, 1, true, std::nullopt}};
+  m.outputs = {{"y*/", "y__", DType::kFloat32, {3}, 12, true, std::nullopt}};
   m.memory.workspace_size_bytes = 64;
   return m;
 }

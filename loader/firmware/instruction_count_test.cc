@@ -5,7 +5,7 @@
 namespace mlf::firmware {
 namespace {
 
-const std::vector<CountedModule> kModules = {{"kws int8", "kws_int8", 2656000}, {"copy", "copy", 0}};
+const std::vector<CountedModule> kModules = {{"kws int8", "kws_int8", 2656000, {}}, {"copy", "copy", 0, {}}};
 
 TEST(ReadInstructionCountsTest, TicksBecomeInstructionsAtTheBoardClock) {
   auto counts = ReadInstructionCounts(
