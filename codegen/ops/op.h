@@ -125,6 +125,7 @@ void RegisterScatterOps(std::vector<OpDef>* table);
 void RegisterNormalizeOps(std::vector<OpDef>* table);
 void RegisterLossOps(std::vector<OpDef>* table);
 void RegisterWindowOps(std::vector<OpDef>* table);
+void RegisterMelWeightMatrixOps(std::vector<OpDef>* table);
 void RegisterRnnOps(std::vector<OpDef>* table);
 void RegisterReverseSequenceOps(std::vector<OpDef>* table);
 void RegisterDetOps(std::vector<OpDef>* table);

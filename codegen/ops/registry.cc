@@ -36,6 +36,7 @@ const std::vector<OpDef>& Table() {
     RegisterNormalizeOps(t);
     RegisterLossOps(t);
     RegisterWindowOps(t);
+    RegisterMelWeightMatrixOps(t);
     RegisterRnnOps(t);
     RegisterReverseSequenceOps(t);
     RegisterDetOps(t);
