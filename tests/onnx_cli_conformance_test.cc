@@ -261,11 +261,21 @@ std::string WithoutPath(const std::string& message, const fs::path& model) {
   return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
 }
 
-// The input `mlf export` asks a --constant for, or "".
-std::string AskedConstant(const std::string& message) {
-  static const std::regex kAsk(R"(give its value with --constant (.+)=FILE\.npy)");
+// The inputs `mlf export` asks a --constant for ("give its value with
+// --constant x=FILE.npy" or "give their values with --constant a=FILE.npy
+// --constant b=FILE.npy"), in its order; empty when it asks none.
+std::vector<std::string> AskedConstants(const std::string& message) {
+  static const std::regex kAsk(R"(give (its value|their values) with ((--constant \S+=FILE\.npy ?)+))");
+  static const std::regex kFlag(R"(--constant (\S+)=FILE\.npy)");
   std::smatch m;
-  return std::regex_search(message, m, kAsk) ? m[1].str() : "";
+  if (!std::regex_search(message, m, kAsk)) return {};
+  const std::string flags = m[2].str();
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(flags.begin(), flags.end(), kFlag); it != std::sregex_iterator();
+       ++it) {
+    names.push_back((*it)[1].str());
+  }
+  return names;
 }
 
 // The input `mlf export` asks an --input-shape for, or "".
@@ -320,11 +330,15 @@ Export ExportCase(const fs::path& model, const std::vector<std::string>& inputs,
       return e;
     }
     const std::string message = m.report.is_null() ? "" : m.report.value("error", "");
-    const std::string constant = AskedConstant(message), shape = AskedShape(message);
-    if (set != nullptr && index(constant) < inputs.size() && !e.constants.count(constant)) {
-      e.constants.insert(constant);
-      continue;
+    const std::string shape = AskedShape(message);
+    bool asked_new = false;
+    for (const std::string& constant : AskedConstants(message)) {
+      if (set != nullptr && index(constant) < inputs.size() && !e.constants.count(constant)) {
+        e.constants.insert(constant);
+        asked_new = true;
+      }
     }
+    if (asked_new) continue;
     if (set != nullptr && index(shape) < inputs.size() && !e.shapes.count(shape)) {
       e.shapes.insert(shape);
       continue;
@@ -638,11 +652,16 @@ TEST(OnnxCliConformance, AskedShape) {
   EXPECT_EQ(AskedShape("input 'X' has shape [1]"), "");
 }
 
-TEST(OnnxCliConformance, AskedConstant) {
-  EXPECT_EQ(AskedConstant("node 'r' (Reshape): input 1 (shape) must be a constant (it is graph "
-                          "input 'shape': give its value with --constant shape=FILE.npy)"),
-            "shape");
-  EXPECT_EQ(AskedConstant("node 'r' (Reshape): operator Reshape is not supported"), "");
+TEST(OnnxCliConformance, AskedConstants) {
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(AskedConstants("node 'r' (Reshape): input 1 (shape) must be a constant (it is graph "
+                           "input 'shape': give its value with --constant shape=FILE.npy)"),
+            Names{"shape"});
+  EXPECT_EQ(AskedConstants("node 'l' (Loop): input 0 (M) must be a constant: ... (it is computed "
+                           "from graph inputs 'start', 'limit': give their values with --constant "
+                           "start=FILE.npy --constant limit=FILE.npy)"),
+            (Names{"start", "limit"}));
+  EXPECT_EQ(AskedConstants("node 'r' (Reshape): operator Reshape is not supported"), Names{});
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include "artifact/base/printable_name.h"
 #include "codegen/frontend/onnx_contrib.h"
+#include "codegen/frontend/onnx_control_flow.h"
 #include "codegen/frontend/onnx_lowering.h"
 #include "codegen/frontend/onnx_shape_inference.h"
 #include "codegen/frontend/tensor_proto.h"
@@ -74,9 +75,11 @@ std::string FormatOnnxType(const OnnxType& t) {
 // Names become tensor and operator names in the archive, text in generated
 // C and in messages: a control character in one is refused before anything
 // else reads the graph (artifact/base/printable_name.h).
-Status CheckNamesPrintable(const onnx::GraphProto& g) {
-  auto check = [](const std::string& subject, const std::string& name) {
-    return CheckPrintableName(subject, name);
+// Subgraphs (If, Loop, Scan bodies) are checked too: their values become
+// values of the unrolled graph; `scope` says where a subgraph is.
+Status CheckNamesPrintable(const onnx::GraphProto& g, const std::string& scope = "") {
+  auto check = [&](const std::string& subject, const std::string& name) {
+    return CheckPrintableName(scope + subject, name);
   };
   for (int i = 0; i < g.input_size(); ++i) {
     MLF_RETURN_IF_ERROR(check("graph input " + std::to_string(i) + ": name", g.input(i).name()));
@@ -98,6 +101,11 @@ Status CheckNamesPrintable(const onnx::GraphProto& g) {
     for (int k = 0; k < n.output_size(); ++k) {
       MLF_RETURN_IF_ERROR(check(node + "output " + std::to_string(k), n.output(k)));
     }
+    for (const auto& a : n.attribute()) {
+      const std::string where = scope + node + "attribute '" + a.name() + "': ";
+      if (a.has_g()) MLF_RETURN_IF_ERROR(CheckNamesPrintable(a.g(), where));
+      for (const auto& sub : a.graphs()) MLF_RETURN_IF_ERROR(CheckNamesPrintable(sub, where));
+    }
   }
   return Status::Ok();
 }
@@ -117,6 +125,8 @@ Status CheckLibOnnxHazards(const onnx::GraphProto& g) {
     const onnx::NodeProto& n = g.node(i);
     const std::string who = "node '" + NodeName(n, i) + "' (" + n.op_type() + ")";
     for (const auto& a : n.attribute()) {
+      if (a.has_g()) MLF_RETURN_IF_ERROR(CheckLibOnnxHazards(a.g()));
+      for (const auto& sub : a.graphs()) MLF_RETURN_IF_ERROR(CheckLibOnnxHazards(sub));
       const std::string& key = a.name();
       const bool positive_ints =
           key == "strides" || key == "dilations" || key == "kernel_shape";
@@ -145,7 +155,7 @@ Status CheckLibOnnxHazards(const onnx::GraphProto& g) {
   return Status::Ok();
 }
 
-class Importer : public LoweringContext {
+class Importer : public LoweringContext, public ControlFlowHost {
  public:
   explicit Importer(const OnnxImportOptions& options) : options_(options) {}
 
@@ -162,6 +172,16 @@ class Importer : public LoweringContext {
   int AddTemp(const std::string& base) override;
   bool IsUsed(const std::string& name) const override { return read_.count(name) > 0; }
   Status Emit(ir::Node node) override;
+
+  // ControlFlowHost.
+  Status LowerProto(const onnx::NodeProto& node, const std::string& name) override;
+  const ir::HostTensor* KnownValue(const std::string& name) const override;
+  std::optional<std::vector<int64_t>> ShapeOf(const std::string& name) const override;
+  std::string ReserveName(const std::string& base) override;
+  void MarkRead(const std::string& name) override { read_.insert(name); }
+  Status NotKnown(const std::string& who, int index, const std::string& field,
+                  const std::string& value, const std::string& why) const override;
+  uint64_t MaxUnrolledNodes() const override { return options_.max_nodes; }
 
  private:
   Status Parse(std::string_view bytes);
@@ -180,6 +200,9 @@ class Importer : public LoweringContext {
   Status AddOutputs();
   Status CompareWithOnnx(const ir::Node& node, int value_id) const;
   Status WithConstantHint(const Status& st, const ir::Node& node) const;
+  // " (it is graph input 'x': give its value with --constant x=FILE.npy)",
+  // or the inputs it is computed from; "" when no graph input feeds it.
+  std::string ConstantHint(int value_id) const;
   std::vector<int> GraphInputsFeeding(int value_id) const;
   std::string FreshName(const std::string& base);
   int NewValue(ir::Value v);
@@ -390,6 +413,10 @@ Status Importer::Convert() {
   // ONNX's adapters need the shapes of intermediate values (value_info).
   MLF_RETURN_IF_ERROR(InferOnnxShapes(model_));
   if (opset_ >= kCanonicalOpset) return Status::Ok();
+  if (opset_ == 8) {  // the only opset of the batched Scan
+    MLF_RETURN_IF_ERROR(RewriteOpset8Scans(&model_));
+    MLF_RETURN_IF_ERROR(InferOnnxShapes(model_));
+  }
   const std::string what = "cannot convert the ONNX model from opset " + std::to_string(opset_) +
                            " to opset " + std::to_string(kCanonicalOpset);
   if (opset_ < 7) ReshapeChannelPReluSlopes(model_.mutable_graph());
@@ -550,9 +577,41 @@ Status Importer::LowerNodes() {
   }
   for (const auto& out : g.output()) read_.insert(out.name());
   for (int i = 0; i < g.node_size(); ++i) {
-    MLF_RETURN_IF_ERROR(LowerNode(g.node(i), NodeName(g.node(i), i), opset_, *this));
+    MLF_RETURN_IF_ERROR(LowerProto(g.node(i), NodeName(g.node(i), i)));
   }
   return Status::Ok();
+}
+
+Status Importer::LowerProto(const onnx::NodeProto& node, const std::string& name) {
+  if (IsControlFlow(node)) return LowerControlFlow(node, name, *this);
+  return LowerNode(node, name, opset_, *this);
+}
+
+const ir::HostTensor* Importer::KnownValue(const std::string& name) const {
+  auto it = ids_.find(name);
+  if (it == ids_.end()) return nullptr;
+  const ir::Value& v = graph_.value(it->second);
+  return v.constant ? &*v.constant : nullptr;
+}
+
+std::optional<std::vector<int64_t>> Importer::ShapeOf(const std::string& name) const {
+  auto it = ids_.find(name);
+  if (it == ids_.end()) return std::nullopt;
+  return graph_.value(it->second).shape;
+}
+
+std::string Importer::ReserveName(const std::string& base) {
+  std::string name = FreshName(base);
+  names_.insert(name);
+  return name;
+}
+
+Status Importer::NotKnown(const std::string& who, int index, const std::string& field,
+                          const std::string& value, const std::string& why) const {
+  auto it = ids_.find(value);
+  const std::string hint = it == ids_.end() ? "" : ConstantHint(it->second);
+  return InvalidArgument(who + ": input " + std::to_string(index) + " (" + field +
+                         ") must be a constant: " + why + hint);
 }
 
 Status Importer::AddOutputs() {
@@ -670,25 +729,27 @@ Status Importer::WithConstantHint(const Status& st, const ir::Node& node) const 
   char* end = nullptr;
   const long index = std::strtol(m.c_str() + input + 6, &end, 10);
   if (end == m.c_str() + input + 6 || !node.HasInput(static_cast<size_t>(index))) return st;
-  const int id = node.inputs[static_cast<size_t>(index)];
+  const std::string hint = ConstantHint(node.inputs[static_cast<size_t>(index)]);
+  return hint.empty() ? st : Status(st.code(), m + hint);
+}
+
+std::string Importer::ConstantHint(int id) const {
   const std::string& flag = options_.constant_inputs_option;
   if (std::find(graph_.inputs.begin(), graph_.inputs.end(), id) != graph_.inputs.end()) {
-    return Status(st.code(), m + " (it is graph input '" + graph_.value(id).name +
-                                 "': give its value with " + flag + " " +
-                                 graph_.value(id).name + "=FILE.npy)");
+    return " (it is graph input '" + graph_.value(id).name + "': give its value with " + flag +
+           " " + graph_.value(id).name + "=FILE.npy)";
   }
   const std::vector<int> sources = GraphInputsFeeding(id);
-  if (sources.empty()) return st;
+  if (sources.empty()) return "";
   std::string names, flags;
   for (int source : sources) {
     const std::string& name = graph_.value(source).name;
     names += (names.empty() ? "'" : ", '") + name + "'";
     flags += (flags.empty() ? "" : " ") + flag + " " + name + "=FILE.npy";
   }
-  return Status(st.code(), m + " (it is computed from graph input" +
-                               (sources.size() > 1 ? "s " : " ") + names + ": give " +
-                               (sources.size() > 1 ? "their values" : "its value") + " with " +
-                               flags + ")");
+  return " (it is computed from graph input" + std::string(sources.size() > 1 ? "s " : " ") +
+         names + ": give " + (sources.size() > 1 ? "their values" : "its value") + " with " +
+         flags + ")";
 }
 
 Status Importer::Emit(ir::Node node) {

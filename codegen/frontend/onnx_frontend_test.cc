@@ -378,7 +378,9 @@ TEST(OnnxFrontend, ShapeWithStartEndAndSize) {
   ASSERT_EQ(g->inputs.size(), 1u);  // unused inputs stay: they are the interface
 }
 
-TEST(OnnxFrontend, SubgraphsRefused) {
+// If, Loop and Scan are unrolled (onnx_control_flow_test.cc); a condition
+// that is a graph input must be given as a constant.
+TEST(OnnxFrontend, IfConditionMustBeKnown) {
   ModelBuilder b;
   b.Input("c", onnx::TensorProto::BOOL, {});
   onnx::NodeProto* n = b.Node("If", {"c"}, {"y"}, "branch");
@@ -402,8 +404,9 @@ TEST(OnnxFrontend, SubgraphsRefused) {
   }
   b.Output("y", kFloat, {});
   EXPECT_EQ(Error(b.Bytes()),
-            "unimplemented: node 'branch' (If): attribute 'then_branch' is a subgraph; control "
-            "flow (If, Loop, Scan) is not supported");
+            "invalid_argument: node 'branch' (If): input 0 (cond) must be a constant: the branch "
+            "taken is chosen at export (it is graph input 'c': give its value with "
+            "OnnxImportOptions::constant_inputs c=FILE.npy)");
 }
 
 TEST(OnnxFrontend, ImportFile) {

@@ -209,7 +209,10 @@ Result<ir::AttrValue> ConvertAttribute(const AttributeProto& a, const ir::Node& 
     }
     case AttributeProto::GRAPH:
     case AttributeProto::GRAPHS:
-      return Unimplemented(what + " is a subgraph; control flow (If, Loop, Scan) is not supported");
+      // If, Loop and Scan never get here: the importer unrolls them
+      // (onnx_control_flow.h).
+      return Unimplemented(what + " is a subgraph; only If, Loop and Scan take subgraphs, "
+                           "unrolled at export");
     case AttributeProto::SPARSE_TENSOR:
     case AttributeProto::SPARSE_TENSORS:
       return Unimplemented(what + " is a sparse tensor, which is not supported");

@@ -258,13 +258,13 @@ TEST(OnnxLowering, Errors) {
             "unimplemented: node 'n' (Normalizer): domain 'ai.onnx.ml' is not supported; mlfkit "
             "compiles operators of the default ONNX domain only");
 
-  onnx::NodeProto iff = Node("If", {"x"}, {"y"});
-  auto* g = iff.add_attribute();
-  g->set_name("then_branch");
+  onnx::NodeProto map = Node("SequenceMap", {"x"}, {"y"});
+  auto* g = map.add_attribute();
+  g->set_name("body");
   g->set_type(onnx::AttributeProto::GRAPH);
-  EXPECT_EQ(LowerNode(iff, "if", 13, ctx).ToString(),
-            "unimplemented: node 'if' (If): attribute 'then_branch' is a subgraph; control flow "
-            "(If, Loop, Scan) is not supported");
+  EXPECT_EQ(LowerNode(map, "map", 17, ctx).ToString(),
+            "unimplemented: node 'map' (SequenceMap): attribute 'body' is a subgraph; only If, "
+            "Loop and Scan take subgraphs, unrolled at export");
 
   onnx::NodeProto t = Node("ConstantOfShape", {"x"}, {"y"});
   auto* ta = t.add_attribute();
