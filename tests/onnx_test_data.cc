@@ -53,6 +53,14 @@ Result<std::vector<OnnxDataSet>> ReadOnnxDataSets(const fs::path& case_dir) {
   return sets;
 }
 
+Result<OnnxDataSet> ReadFirstDataSetInputs(const fs::path& case_dir) {
+  const fs::path first = case_dir / "test_data_set_0";
+  if (!fs::is_directory(first)) return NotFound("no " + first.string());
+  OnnxDataSet s;
+  MLF_ASSIGN_OR_RETURN(s.inputs, ReadTensors(first, "input_"));
+  return s;
+}
+
 std::map<std::string, fs::path> OnnxCaseDirs() {
   std::map<std::string, fs::path> dirs;
   for (const char* folder : kOnnxTestDataFolders) {

@@ -32,6 +32,10 @@ Result<std::string> ReadWholeFile(const std::filesystem::path& path);
 // its file.
 Result<std::vector<OnnxDataSet>> ReadOnnxDataSets(const std::filesystem::path& case_dir);
 
+// The inputs alone of the case's first data set (outputs left empty), for a
+// case whose expected outputs do not parse (sequences, optionals).
+Result<OnnxDataSet> ReadFirstDataSetInputs(const std::filesystem::path& case_dir);
+
 // Every case that has a model.onnx: "<folder>/<test>" -> its directory.
 std::map<std::string, std::filesystem::path> OnnxCaseDirs();
 
