@@ -193,7 +193,7 @@ TEST_F(FirmwareBoardsTest, AHandWrittenBoardFileBuildsAndRuns) {
   CommandResult r = Project(board, out, {"--run"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // With --run: src/mlf_cycles.[ch] and src/mlf_stack.[ch] among them.
-  EXPECT_TRUE(Contains(r.out, "project " + out + ": my-an547, module default, 17 files\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "project " + out + ": my-an547, module default, 18 files\n")) << r.out;
   ExpectMatchesHost(r.out, "my-an547");
   const std::string script = ReadFile(out + "/platform/my.ld");
   EXPECT_TRUE(Contains(script, "  .constants :\n  {\n    *(.rodata .rodata.*)\n    . = ALIGN(4);\n  } > BULK\n"))

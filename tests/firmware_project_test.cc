@@ -93,8 +93,8 @@ TEST_F(ProjectFiles, CortexMProjectHasEverythingToBuildAndRun) {
   }
   EXPECT_EQ(files,
             (std::set<std::string>{
-                "CMakeLists.txt", "Makefile", "README.md", "src/main.c", "src/mlf_print.c",
-                "src/mlf_print.h", "src/model_data.h", "codegen/host/include/mlf/model_abi.h",
+                "CMakeLists.txt", "Makefile", "model.mk", "README.md", "src/main.c",
+                "src/mlf_print.c", "src/mlf_print.h", "src/model_data.h", "codegen/host/include/mlf/model_abi.h",
                 "codegen/host/include/tvmgen_dense_file.h", "codegen/host/src/dense_file_lib0.c",
                 "codegen/host/src/dense_file_metadata.c", "parameters/dense_file_params.c",
                 "platform/mps2.ld", "platform/startup.c"}));

@@ -220,7 +220,9 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
     for (const std::string& source : m.metadata->sources) AddUnique(&plan->model_sources, source);
     if (!m.graph_source.empty()) plan->model_sources.push_back(m.graph_source);
     if (!m.operator_source.empty()) plan->model_sources.push_back(m.operator_source);
-    if (!m.constants_source.empty()) plan->support_sources.push_back(m.constants_source);
+    if (m.constants_source.empty()) continue;
+    plan->support_sources.push_back(m.constants_source);
+    plan->library_sources.push_back(m.constants_source);
   }
   plan->include_dirs = {"codegen/host/include"};
   if (plan->platform.cortex_m) plan->defines.push_back("MLF_SEMIHOSTING");
@@ -234,7 +236,11 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
     if (bundled) plan->include_dirs.push_back("runtime/include");
     plan->include_dirs.push_back("mlf_tvm/include");
     plan->support_sources.push_back(kTvmCompatRuntime);
-    if (plan->platform.cortex_m) plan->defines.push_back("MLF_TVM_BARE_METAL");
+    plan->library_sources.push_back(kTvmCompatRuntime);
+    if (plan->platform.cortex_m) {
+      plan->defines.push_back("MLF_TVM_BARE_METAL");
+      plan->library_defines.push_back("MLF_TVM_BARE_METAL");
+    }
     // TVM's C type-puns buffers freely and uses GNU C (as mlf run builds it).
     plan->model_flags = "-std=gnu11 -fno-strict-aliasing";
   }
