@@ -210,8 +210,8 @@ TEST_F(FirmwareBoardsTest, BuffersThatDoNotFitAreRefusedWithTheNumbers) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "mlf: error: the firmware does not fit tiny (its buffers and stack alone, before "
-            "building):\n"
+            "mlf: error: the firmware does not fit tiny (its parameters, buffers and stack alone, "
+            "before building):\n"
             "  RAM: needs 3624 bytes, has 3072, over by 552 (stack 2048, workspaces 1280, I/O "
             "buffers 296)\n"
             "what could help:\n"
