@@ -193,7 +193,7 @@ TEST_F(FirmwareBoardsTest, AHandWrittenBoardFileBuildsAndRuns) {
   CommandResult r = Project(board, out, {"--run"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // With --run: src/mlf_cycles.[ch] and src/mlf_stack.[ch] among them.
-  EXPECT_TRUE(Contains(r.out, "project " + out + ": my-an547, module default, 17 files\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "project " + out + ": my-an547, module default, 18 files\n")) << r.out;
   ExpectMatchesHost(r.out, "my-an547");
   const std::string script = ReadFile(out + "/platform/my.ld");
   EXPECT_TRUE(Contains(script, "  .constants :\n  {\n    *(.rodata .rodata.*)\n    . = ALIGN(4);\n  } > BULK\n"))
@@ -210,8 +210,8 @@ TEST_F(FirmwareBoardsTest, BuffersThatDoNotFitAreRefusedWithTheNumbers) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "mlf: error: the firmware does not fit tiny (its buffers and stack alone, before "
-            "building):\n"
+            "mlf: error: the firmware does not fit tiny (its parameters, buffers and stack alone, "
+            "before building):\n"
             "  RAM: needs 3624 bytes, has 3072, over by 552 (stack 2048, workspaces 1280, I/O "
             "buffers 296)\n"
             "what could help:\n"

@@ -84,7 +84,7 @@ TEST_F(FirmwareCliTest, HelpAndUsageErrors) {
 TEST_F(FirmwareCliTest, GeneratesWithoutBuilding) {
   CommandResult r = Mlf({Export("dense"), "-o", dir_ + "/p"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "project " + dir_ + "/p: host, module dense, 11 files\n");
+  EXPECT_EQ(r.out, "project " + dir_ + "/p: host, module dense, 12 files\n");
   EXPECT_EQ(r.err, "");
   EXPECT_FALSE(Exists(dir_ + "/p/build"));
 }

@@ -93,8 +93,8 @@ TEST_F(ProjectFiles, CortexMProjectHasEverythingToBuildAndRun) {
   }
   EXPECT_EQ(files,
             (std::set<std::string>{
-                "CMakeLists.txt", "Makefile", "README.md", "src/main.c", "src/mlf_print.c",
-                "src/mlf_print.h", "src/model_data.h", "codegen/host/include/mlf/model_abi.h",
+                "CMakeLists.txt", "Makefile", "model.mk", "README.md", "src/main.c",
+                "src/mlf_print.c", "src/mlf_print.h", "src/model_data.h", "codegen/host/include/mlf/model_abi.h",
                 "codegen/host/include/tvmgen_dense_file.h", "codegen/host/src/dense_file_lib0.c",
                 "codegen/host/src/dense_file_metadata.c", "parameters/dense_file_params.c",
                 "platform/mps2.ld", "platform/startup.c"}));
@@ -425,8 +425,15 @@ TEST_F(ProjectFiles, RefusesParametersLargerThanTheBoardsFlash) {
   auto p = Generate(archive, "mps2-an385");
   EXPECT_EQ(p.status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(p.status().message(),
-            "the parameters and sample inputs take 5242880 bytes, more than the 4194304 bytes of "
-            "flash of mps2-an385");
+            "the firmware does not fit mps2-an385 (its parameters, buffers and stack alone, before "
+            "building):\n"
+            "  FLASH: needs 5242880 bytes, has 4194304, over by 1048576 (parameters 5242880)\n"
+            "what could help:\n"
+            "  - int8 parameters (a quarter of float32's flash)\n"
+            "  - exporting without --link-params: the parameters become one blob "
+            "(parameters/<module>_params.c) that MLF_SECTION_CONSTANTS can place in another region "
+            "or external flash\n"
+            "  - a bigger board (`mlf boards` lists the built-in ones)");
   ExpectNothingWritten();
 }
 

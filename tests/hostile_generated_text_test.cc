@@ -235,7 +235,7 @@ TEST_F(HostileGeneratedTextTest, TvmModuleKeyWithAControlCharacterIsRefused) {
 }
 
 // A printable model name that is shell and make syntax: make -n, a CMake
-// configure and a real build of the project run none of it.
+// configure, model.mk's library and a real build of the project run none of it.
 TEST_F(HostileGeneratedTextTest, PrintableHostileTvmModelNameRunsNothingInMakeOrCMake) {
   const std::string name = "add $(shell touch PWNED) ; `touch PWNED` #[[ \\";
   const std::string archive = OperatorArchive(dir_ + "/op.tar", name);
@@ -251,6 +251,9 @@ TEST_F(HostileGeneratedTextTest, PrintableHostileTvmModelNameRunsNothingInMakeOr
   EXPECT_EQ(FirstLine(ReadFile(fw + "/CMakeLists.txt")),
             "# CMakeLists.txt - builds the firmware of add $(shell touch PWNED) ; `touch PWNED` "
             "#[[ \\x5c for this host, built with the system C compiler (cc).");
+  EXPECT_EQ(FirstLine(ReadFile(fw + "/model.mk")),
+            "# model.mk - the model of add $(shell touch PWNED) ; `touch PWNED` #[[ \\x5c as a "
+            "static library, libmodel.a, for a");
   EXPECT_EQ(FirstLine(ReadFile(fw + "/README.md")),
             "# add \\$\\(shell touch PWNED\\) \\; \\`touch PWNED\\` \\#\\[\\[ \\\\: firmware project");
   EXPECT_TRUE(Contains(ReadFile(fw + "/src/main.c"),
@@ -263,6 +266,11 @@ TEST_F(HostileGeneratedTextTest, PrintableHostileTvmModelNameRunsNothingInMakeOr
   in_fw.cwd = fw;
   CommandResult dry = RunCommand(make, in_fw);
   EXPECT_EQ(dry.exit_code, 0) << Describe(make, dry);
+  // model.mk, on its own: the library built for real.
+  const std::vector<std::string> library = {"make", "-f", "model.mk"};
+  CommandResult lib = RunCommand(library, in_fw);
+  EXPECT_EQ(lib.exit_code, 0) << Describe(library, lib);
+  EXPECT_TRUE(Exists(fw + "/build/model/libmodel.a"));
   const std::vector<std::string> cmake = {"cmake", "-S", fw, "-B", fw + "/cmake-build"};
   CommandResult configured = RunCommand(cmake, in_fw);
   EXPECT_EQ(configured.exit_code, 0) << Describe(cmake, configured);

@@ -377,7 +377,9 @@ int main(void) {
 #if MLFK_X86
   printf("avx512 tile: %s\n", mlfk_s8_has_vnni() ? "VNNI (vpdpbusd)" : "AVX2 (this CPU lacks VNNI)");
 #endif
-#if MLFK_S8_DSP
+#if MLFK_S8_MVE
+  printf("portable tile: Helium (VMLADAVA), requantisation in MVE\n");
+#elif MLFK_S8_DSP
   printf("portable tile: Cortex-M DSP (__smlad)\n");
 #endif
   return mlfk_test_finish("gemm_s8_test");

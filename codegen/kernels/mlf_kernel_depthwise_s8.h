@@ -161,7 +161,42 @@ MLFK_FN int32_t mlfk_dw_s8_pair(int32_t lo, int32_t hi) {
     }                                                                                                    \
   }
 
-#if MLFK_S8_DSP
+#if MLFK_S8_MVE
+/* Helium, stride 1: four outputs a step in int32 lanes, each tap one
+ * widening load of four int16 (VLDRH.S32) and one multiply-accumulate by
+ * the tap's weight (VMLA, wrapping); whole steps unpredicated (a predicated
+ * load needs a VPST of its own), the last n % 4 outputs predicated. A step
+ * of four reads at most two values beyond its last output's window, which
+ * the flat band's buffer holds (its last row is wp > n_cols + 1 long).
+ * Stride 2 as the C above. */
+#define MLFK_DW_S8_MVE_STEP(LOAD, STORE)                                                                \
+  {                                                                                                      \
+    int32x4_t t = vdupq_n_s32((int32_t)bias);                                                            \
+    t = vmlaq_n_s32(t, LOAD(r0 + j), w0);                                                                \
+    t = vmlaq_n_s32(t, LOAD(r0 + j + 1), w1);                                                            \
+    t = vmlaq_n_s32(t, LOAD(r0 + j + 2), w2);                                                            \
+    t = vmlaq_n_s32(t, LOAD(r1 + j), w3);                                                                \
+    t = vmlaq_n_s32(t, LOAD(r1 + j + 1), w4);                                                            \
+    t = vmlaq_n_s32(t, LOAD(r1 + j + 2), w5);                                                            \
+    t = vmlaq_n_s32(t, LOAD(r2 + j), w6);                                                                \
+    t = vmlaq_n_s32(t, LOAD(r2 + j + 1), w7);                                                            \
+    t = vmlaq_n_s32(t, LOAD(r2 + j + 2), w8);                                                            \
+    STORE(acc + j, t);                                                                                   \
+  }
+#define MLFK_DW_S8_MVE_TAIL_LOAD(P) vldrhq_z_s32(P, p)
+#define MLFK_DW_S8_MVE_TAIL_STORE(P, V) vst1q_p_s32(P, V, p)
+#define MLFK_DW_S8_3X3                                                                                   \
+  if (s == 1) {                                                                                          \
+    const int32_t w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5];                \
+    const int32_t w6 = wt[6], w7 = wt[7], w8 = wt[8];                                                    \
+    for (j = 0; j + 4 <= n; j += 4) MLFK_DW_S8_MVE_STEP(vldrhq_s32, vst1q_s32)                           \
+    if (j < n) {                                                                                         \
+      const mve_pred16_t p = vctp32q((uint32_t)(n - j));                                                 \
+      MLFK_DW_S8_MVE_STEP(MLFK_DW_S8_MVE_TAIL_LOAD, MLFK_DW_S8_MVE_TAIL_STORE)                           \
+    }                                                                                                    \
+  } else                                                                                                 \
+    MLFK_DW_S8_3X3_C
+#elif MLFK_S8_DSP
 /* Stride 1: two outputs a step. With A = (x[j], x[j+1]) and B = (x[j+2],
  * x[j+3]) (unaligned word loads; Cortex-M4/M7/M33 allow them) and a
  * kernel row (w0, w1, w2): out[j] += A.(w0, w1) + B.lo * w2 and out[j+1]

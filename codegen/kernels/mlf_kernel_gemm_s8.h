@@ -33,7 +33,8 @@
  *
  * Variants: portable C (the reference; on Cortex-M with the DSP extension,
  * __ARM_FEATURE_DSP, the same loops through __smlad/__sxtb16/__uxtb16 of
- * arm_acle.h); on x86-64 AVX2 (vpmaddwd on 16-bit widened bytes) and
+ * arm_acle.h; with Helium, __ARM_FEATURE_MVE, VMLADAVA dot products and
+ * vector requantisation instead); on x86-64 AVX2 (vpmaddwd on 16-bit widened bytes) and
  * AVX-512 with VNNI (vpdpbusd). The avx512 variant of a CPU without VNNI
  * runs the AVX2 code. Sums are in int32 that wraps in every variant, so
  * all variants give the same bits.
@@ -52,6 +53,15 @@
 #define MLFK_S8_DSP 1
 #else
 #define MLFK_S8_DSP 0
+#endif
+
+/* Helium (M-profile Vector Extension, integer: Cortex-M55 and later) takes
+ * the MVE blocks below instead of the DSP ones, same bits. */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#define MLFK_S8_MVE 1
+#else
+#define MLFK_S8_MVE 0
 #endif
 
 /* Rows and columns of one tile. */
@@ -109,6 +119,54 @@ MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
   return q < a->lo ? a->lo : (q > a->hi ? a->hi : q);
 }
 
+#if MLFK_S8_MVE
+/* mlfk_s8_store_rows for byte outputs with contiguous columns, four
+ * outputs a step. The steps of mlfk_s8_fixmul on vectors: the saturating
+ * left shift (VQSHL), the doubling high multiply (VQRDMULH computes
+ * floor((2 * v * mult + 2^31) / 2^32), saturating the one overflowing case,
+ * which equals mlfk_s8_srdhm's truncation of p + nudge for either sign of
+ * p = v * mult), then the right shift: VRSHL rounds half up, so a negative
+ * value is first made one smaller (saturating), which turns that into
+ * mlfk_s8_rdbpot's half away from zero and changes no other result (for
+ * h < 0: floor((h - 1 + 2^(e-1)) / 2^e) rounds up exactly when the remainder
+ * exceeds 2^(e-1)). Then + zy saturating and the clamp: lo and hi are in a
+ * byte's range, so saturation decides nothing mlfk_s8_output's clamp would
+ * not. */
+/* v / 2^e rounded half away from zero, lanes of fixmask all ones when
+ * e > 0 (see below). */
+MLFK_FN int32x4_t mlfk_s8_mve_shift(int32x4_t v, int32x4_t fixmask, int32_t e) {
+  return vrshlq_n_s32(vqaddq_s32(v, vandq_s32(vshrq_n_s32(v, 31), fixmask)), -e);
+}
+
+MLFK_FN void mlfk_s8_store_rows_mve(const mlfk_gemm_s8_args* a, int r, int c0, int n, int rows,
+                                    const int32_t* acc, ptrdiff_t apitch, ptrdiff_t opitch) {
+  const int32_t mult = a->mult[r], shift = a->shift[r];
+  const int32_t left = shift > 0 ? (shift > 31 ? 31 : shift) : 0;
+  const int32_t e = shift < 0 ? (shift < -31 ? 31 : -shift) : 0;
+  const int32x4_t fixmask = vdupq_n_s32(e > 0 ? -1 : 0);
+  const int32x4_t lo = vdupq_n_s32(a->lo), hi = vdupq_n_s32(a->hi);
+  int8_t* o0 = (int8_t*)a->out + (ptrdiff_t)r * a->ors + c0;
+  int j, t;
+#define MLFK_S8_MVE_REQUANT(V)                                                                 \
+  vmaxq_s32(vminq_s32(vqaddq_n_s32(mlfk_s8_mve_shift(vqrdmulhq_n_s32(vqshlq_r_s32(V, left), mult), \
+                                                     fixmask, e),                              \
+                                   a->zy),                                                     \
+                      hi),                                                                     \
+            lo)
+  for (t = 0; t < rows; ++t) {
+    const int32_t* at = acc + t * apitch;
+    int8_t* o = o0 + t * opitch;
+    /* Whole steps unpredicated (each predicated instruction needs a VPST). */
+    for (j = 0; j + 4 <= n; j += 4) vstrbq_s32(o + j, MLFK_S8_MVE_REQUANT(vld1q_s32(at + j)));
+    if (j < n) {
+      const mve_pred16_t p = vctp32q((uint32_t)(n - j));
+      vstrbq_p_s32(o + j, MLFK_S8_MVE_REQUANT(vld1q_z_s32(at + j, p)), p);
+    }
+  }
+#undef MLFK_S8_MVE_REQUANT
+}
+#endif
+
 /* Stores `rows` runs of accumulators acc[t * apitch + j], j < n, of row r
  * to columns c0 + t * opitch + j (scalar; the depthwise band's output rows
  * under one setup). A row
@@ -133,6 +191,12 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
     }
     return;
   }
+#if MLFK_S8_MVE
+  if (ocs == 1) {
+    mlfk_s8_store_rows_mve(a, r, c0, n, rows, acc, apitch, opitch);
+    return;
+  }
+#endif
   {
     uint8_t* o0 = (uint8_t*)a->out + base;
     const int32_t mult = a->mult[r], shift = a->shift[r];
@@ -223,7 +287,71 @@ MLFK_FN uint32_t mlfk_s8_wquad(const int8_t* w, int k, int kq) {
  * i < rows <= 4, j < cols <= 32, x the packed quads of the tile's first
  * column with ldx columns per quad row. ---- */
 
-#if MLFK_S8_DSP
+#if MLFK_S8_MVE
+/* The sum of row w's k weights. */
+MLFK_FN int32_t mlfk_s8_mve_wsum(const int8_t* w, int k) {
+  int32_t s = 0;
+  int kk;
+  for (kk = 0; kk < k; kk += 16) {
+    const mve_pred16_t p = vctp8q((uint32_t)(k - kk));
+    s = vaddvaq_p_s8(s, vld1q_z_s8(w + kk, p), p);
+  }
+  return s;
+}
+
+/* Helium: each of the tile's (row, column) sums as dot products of 16 k at
+ * a time, one VMLADAVA each (16 int8 x int8 products added to a scalar,
+ * wrapping). The column's 16 bytes are four of its quads, ldx * 4 bytes
+ * apart: one word gather. VMLADAVA multiplies like types only, so x_u
+ * enters as the int8 x_u - 128 (x_u ^ 0x80) and each row's sum starts from
+ * bias + 128 * sum_k w (wrapping, as the portable sums). The last, partial
+ * 16 of k: loads and products predicated to the k that remain (x's bytes
+ * beyond k meet weights of 0). Four rows per column share the gather. */
+MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
+                                   const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
+                                   int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
+  const int k = a->k, kfull = k & ~15;
+  const ptrdiff_t step = (ptrdiff_t)ldx * 16;
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)ldx * 4u);
+  const uint8x16_t flip = vdupq_n_u8(0x80);
+  const mve_pred16_t pw = vctp8q((uint32_t)(k - kfull)), px = vctp32q((uint32_t)(k - kfull + 3) / 4u);
+  const int8_t *w0, *w1, *w2, *w3;
+  uint32_t start[MLFK_S8_TR];
+  int i, j, kk;
+  for (i = 0; i < MLFK_S8_TR; ++i) {
+    const int r = r0 + (i < rows ? i : rows - 1);
+    start[i] = (uint32_t)a->bias[r] + 128u * (uint32_t)mlfk_s8_mve_wsum(a->w + (ptrdiff_t)r * a->ldw, k);
+  }
+  w0 = a->w + (ptrdiff_t)r0 * a->ldw;
+  w1 = a->w + (ptrdiff_t)(r0 + (rows > 1 ? 1 : 0)) * a->ldw;
+  w2 = a->w + (ptrdiff_t)(r0 + (rows > 2 ? 2 : rows - 1)) * a->ldw;
+  w3 = a->w + (ptrdiff_t)(r0 + (rows > 3 ? 3 : rows - 1)) * a->ldw;
+  for (j = 0; j < cols; ++j) {
+    const uint8_t* xc = x + (ptrdiff_t)j * 4;
+    int32_t s0 = (int32_t)start[0], s1 = (int32_t)start[1], s2 = (int32_t)start[2], s3 = (int32_t)start[3];
+    int8x16_t xv;
+    for (kk = 0; kk < kfull; kk += 16, xc += step) {
+      xv = vreinterpretq_s8_u8(veorq_u8(vreinterpretq_u8_u32(vldrwq_gather_offset_u32((const uint32_t*)xc, offsets)), flip));
+      s0 = vmladavaq_s8(s0, xv, vld1q_s8(w0 + kk));
+      s1 = vmladavaq_s8(s1, xv, vld1q_s8(w1 + kk));
+      s2 = vmladavaq_s8(s2, xv, vld1q_s8(w2 + kk));
+      s3 = vmladavaq_s8(s3, xv, vld1q_s8(w3 + kk));
+    }
+    if (kfull < k) {
+      xv = vreinterpretq_s8_u8(
+          veorq_u8(vreinterpretq_u8_u32(vldrwq_gather_offset_z_u32((const uint32_t*)xc, offsets, px)), flip));
+      s0 = vmladavaq_p_s8(s0, xv, vld1q_z_s8(w0 + kfull, pw), pw);
+      s1 = vmladavaq_p_s8(s1, xv, vld1q_z_s8(w1 + kfull, pw), pw);
+      s2 = vmladavaq_p_s8(s2, xv, vld1q_z_s8(w2 + kfull, pw), pw);
+      s3 = vmladavaq_p_s8(s3, xv, vld1q_z_s8(w3 + kfull, pw), pw);
+    }
+    acc[0][j] = s0;
+    acc[1][j] = s1;
+    acc[2][j] = s2;
+    acc[3][j] = s3;
+  }
+}
+#elif MLFK_S8_DSP
 /* Bytes 1 and 3 of a word as two 16-bit halves, sign- or zero-extended: one
  * sxtb16/uxtb16 with its rotation operand (ACLE has no form with the
  * rotation, and GCC 12 emits a separate ror for __sxtb16(v >> 8)). */

@@ -13,11 +13,13 @@ namespace {
 // (-nostartfiles), newlib-nano, and librdimon for semihosting I/O and exit.
 constexpr char kCortexMLinkFlags[] = "--specs=nano.specs --specs=rdimon.specs -nostartfiles";
 
-// Set before project(): cross-compiling for a bare-metal Cortex-M.
+// Set before project(): cross-compiling for a bare-metal Cortex-M, unless
+// the project is a subdirectory of the user's build (whose compiler is set).
 constexpr char kCMakeToolchain[] =
     "\n# A bare-metal Cortex-M: the GNU Arm Embedded toolchain and no OS. A toolchain\n"
-    "# file given with -DCMAKE_TOOLCHAIN_FILE takes precedence.\n"
-    "if(NOT CMAKE_TOOLCHAIN_FILE)\n"
+    "# file given with -DCMAKE_TOOLCHAIN_FILE, or the build this project is a\n"
+    "# subdirectory of, takes precedence.\n"
+    "if(NOT CMAKE_TOOLCHAIN_FILE AND CMAKE_SOURCE_DIR STREQUAL CMAKE_CURRENT_SOURCE_DIR)\n"
     "  set(CMAKE_SYSTEM_NAME Generic)\n"
     "  set(CMAKE_SYSTEM_PROCESSOR arm)\n"
     "  set(CMAKE_C_COMPILER arm-none-eabi-gcc)\n"
@@ -36,6 +38,20 @@ std::string MakeList(const std::vector<std::string>& paths) {
 }
 
 std::string CMakeList(const std::vector<std::string>& paths) { return "  " + Join(paths, "\n  "); }
+
+// What libmodel.a holds besides the model's sources, as a comment.
+std::string LibraryDataText(const ProjectPlan& plan) {
+  std::vector<std::string> parts;
+  for (const ModulePlan& m : plan.modules) {
+    if (!m.constants_source.empty()) {
+      parts.push_back("the parameters the archive keeps in a file (const arrays)");
+      break;
+    }
+  }
+  if (plan.tvm) parts.push_back("mlfkit's runtime for TVM's code");
+  if (parts.empty()) return "The library holds nothing besides the model's sources (no parameter file).";
+  return "Also in the library, compiled for size: " + Join(parts, " and ") + ".";
+}
 
 std::string SizeTool(const Platform& p) { return p.tool_prefix() + "size"; }
 
@@ -91,6 +107,28 @@ Result<std::string> Makefile(const ProjectPlan& plan) {
   return FillTemplate("Makefile", v);
 }
 
+Result<std::string> ModelMakefile(const ProjectPlan& plan) {
+  const Platform& p = plan.platform;
+  TemplateValues v = {{"TITLE", MakeCommentText(plan.title)}, {"PLATFORM_TEXT", p.description}};
+  v["CC"] = p.cortex_m ? "arm-none-eabi-gcc" : "cc";
+  v["AR"] = p.tool_prefix() + "ar";
+  v["ARCH_FLAGS"] = Join(p.arch_flags, " ");
+  std::string includes;
+  for (const std::string& dir : plan.include_dirs) includes += (includes.empty() ? "" : " ") + ("-I$(MODEL_DIR)/" + dir);
+  v["INCLUDE_FLAGS"] = includes;
+  v["LANGUAGE_FLAGS"] = plan.model_flags.empty() ? "" : " " + plan.model_flags;
+  std::string defines;
+  for (const std::string& d : plan.library_defines) defines += " -D" + d;
+  v["DEFINES"] = defines;
+  std::vector<std::string> sources, data;
+  for (const std::string& s : plan.model_sources) sources.push_back("$(MODEL_DIR)/" + s);
+  for (const std::string& s : plan.library_sources) data.push_back("$(MODEL_DIR)/" + s);
+  v["MODEL_SOURCES"] = MakeList(sources);
+  v["DATA_TEXT"] = LibraryDataText(plan);
+  v["DATA_SOURCES"] = data.empty() ? "" : " \\\n" + MakeList(data);
+  return FillTemplate("model.mk", v);
+}
+
 Result<std::string> CMakeLists(const ProjectPlan& plan) {
   const Platform& p = plan.platform;
   const std::string arch = p.arch_flags.empty() ? "" : Join(p.arch_flags, " ") + " ";
@@ -99,6 +137,16 @@ Result<std::string> CMakeLists(const ProjectPlan& plan) {
   TemplateValues v = CommonValues(plan, CMakeCommentText(plan.title));
   v["MODEL_SOURCES"] = CMakeList(plan.model_sources);
   v["SUPPORT_SOURCES"] = CMakeList(plan.support_sources);
+  v["DATA_TEXT"] = LibraryDataText(plan);
+  v["DATA_SOURCES"] = plan.library_sources.empty() ? "" : "\n" + CMakeList(plan.library_sources) + "\n";
+  v["LIBRARY_ARCH"] = Join(p.arch_flags, ";");
+  std::vector<std::string> library_includes;
+  for (const std::string& dir : plan.include_dirs) library_includes.push_back("${CMAKE_CURRENT_SOURCE_DIR}/" + dir);
+  v["LIBRARY_INCLUDE_DIRS"] = Join(library_includes, " ");
+  v["LIBRARY_DEFINES"] = plan.library_defines.empty()
+                             ? ""
+                             : "target_compile_definitions(mlfkit_model PRIVATE " +
+                                   Join(plan.library_defines, " ") + ")\n";
   v["CMAKE_PROJECT"] = "mlf_firmware";
   v["TOOLCHAIN"] = p.cortex_m ? kCMakeToolchain : "";
   v["DEFINES"] = plan.defines.empty() ? ""

@@ -1,7 +1,8 @@
 // The build side of a firmware project, filled in from templates/: the
 // Makefile and the CMakeLists.txt (both always written, both build the same
-// build/<app> with the same flags) and, for Cortex-M boards, the startup code
-// and the linker script.
+// build/<app> with the same flags), model.mk (the model alone as a library,
+// which CMakeLists.txt also defines) and, for Cortex-M boards, the startup
+// code and the linker script.
 #ifndef MLFKIT_LOADER_FIRMWARE_BUILD_FILES_H_
 #define MLFKIT_LOADER_FIRMWARE_BUILD_FILES_H_
 
@@ -14,6 +15,11 @@ namespace mlf::firmware {
 
 Result<std::string> Makefile(const ProjectPlan& plan);
 Result<std::string> CMakeLists(const ProjectPlan& plan);
+
+// model.mk: the Make fragment that builds the model alone as libmodel.a
+// (plan.model_sources and plan.library_sources) for the user's own
+// firmware; CMakeLists.txt's mlfkit::model target is the same library.
+Result<std::string> ModelMakefile(const ProjectPlan& plan);
 
 // platform/startup.c and platform/mps2.ld (Cortex-M platforms only).
 Result<std::string> StartupSource(const ProjectPlan& plan);

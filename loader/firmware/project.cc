@@ -74,6 +74,7 @@ Result<std::vector<ProjectFile>> ComposeProject(const ProjectPlan& plan, const P
   }
   MLF_RETURN_IF_ERROR(Add(&files, "Makefile", Makefile(plan)));
   MLF_RETURN_IF_ERROR(Add(&files, "CMakeLists.txt", CMakeLists(plan)));
+  MLF_RETURN_IF_ERROR(Add(&files, "model.mk", ModelMakefile(plan)));
   MLF_RETURN_IF_ERROR(Add(&files, "README.md", ProjectReadme(plan)));
   return files;
 }

@@ -171,19 +171,17 @@ Result<ModulePlan> PlanModule(const std::string& name, const ModuleMetadata& m,
   return plan;
 }
 
-std::string SizeText(uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
-
 // On a board, everything static must fit before anything is built (the
 // whole image is measured later, fit.h; this refuses the obvious early).
 Status CheckFits(const ProjectPlan& plan, const ProjectInput& input) {
   const Platform& p = plan.platform;
   if (!p.cortex_m) return Status::Ok();
   const Board& b = p.board;
-  uint64_t flash = 0;
+  uint64_t parameter_bytes = 0, sample_bytes = 0;
   uint64_t workspace_bytes = 0, io_bytes = 0;
   for (const ModulePlan& m : plan.modules) {
     if (!m.constants.empty()) {
-      flash += m.kind == ModuleKind::kTvmGraph ? m.constants_bytes
+      parameter_bytes += m.kind == ModuleKind::kTvmGraph ? m.constants_bytes
                                                : input.members.at(m.constants_member).size();
     }
     const uint64_t workspace =
@@ -191,11 +189,7 @@ Status CheckFits(const ProjectPlan& plan, const ProjectInput& input) {
     workspace_bytes += workspace;
     io_bytes += m.ram_bytes - workspace;
   }
-  for (const auto& [ref, sample] : plan.samples) flash += sample.bytes.size();
-  if (flash > p.flash_bytes) {
-    return OutOfRange("the parameters and sample inputs take " + SizeText(flash) +
-                      ", more than the " + SizeText(p.flash_bytes) + " of flash of " + p.name);
-  }
+  for (const auto& [ref, sample] : plan.samples) sample_bytes += sample.bytes.size();
   std::vector<RegionUse> uses;
   for (const MemoryRegion& r : b.memory) uses.push_back({r.name, r.size, 0, {}});
   auto add = [&](const std::string& region, const std::string& part, uint64_t bytes) {
@@ -205,10 +199,12 @@ Status CheckFits(const ProjectPlan& plan, const ProjectInput& input) {
       u.parts.push_back({part, bytes});
     }
   };
+  add(b.constants, "parameters", parameter_bytes);
+  add(b.constants, "sample inputs", sample_bytes);
   add(b.stack, "stack", b.stack_bytes);
   add(b.workspace, "workspaces", workspace_bytes);
   add(b.io, "I/O buffers", io_bytes);
-  return MisfitError(p, uses, "its buffers and stack alone, before building");
+  return MisfitError(p, uses, "its parameters, buffers and stack alone, before building");
 }
 
 void AddUnique(std::vector<std::string>* list, const std::string& item) {
@@ -220,7 +216,9 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
     for (const std::string& source : m.metadata->sources) AddUnique(&plan->model_sources, source);
     if (!m.graph_source.empty()) plan->model_sources.push_back(m.graph_source);
     if (!m.operator_source.empty()) plan->model_sources.push_back(m.operator_source);
-    if (!m.constants_source.empty()) plan->support_sources.push_back(m.constants_source);
+    if (m.constants_source.empty()) continue;
+    plan->support_sources.push_back(m.constants_source);
+    plan->library_sources.push_back(m.constants_source);
   }
   plan->include_dirs = {"codegen/host/include"};
   if (plan->platform.cortex_m) plan->defines.push_back("MLF_SEMIHOSTING");
@@ -234,7 +232,11 @@ void PlanFiles(ProjectPlan* plan, const ProjectInput& input) {
     if (bundled) plan->include_dirs.push_back("runtime/include");
     plan->include_dirs.push_back("mlf_tvm/include");
     plan->support_sources.push_back(kTvmCompatRuntime);
-    if (plan->platform.cortex_m) plan->defines.push_back("MLF_TVM_BARE_METAL");
+    plan->library_sources.push_back(kTvmCompatRuntime);
+    if (plan->platform.cortex_m) {
+      plan->defines.push_back("MLF_TVM_BARE_METAL");
+      plan->library_defines.push_back("MLF_TVM_BARE_METAL");
+    }
     // TVM's C type-puns buffers freely and uses GNU C (as mlf run builds it).
     plan->model_flags = "-std=gnu11 -fno-strict-aliasing";
   }

@@ -8,7 +8,7 @@
 //   parameters/<mod>_params.c     file-storage parameter blobs as const arrays
 //   src/main.c, src/model_data.h, src/sample_inputs.c, src/mlf_print.[ch]
 //   platform/startup.c, platform/mps2.ld          (Cortex-M only)
-//   Makefile, CMakeLists.txt, README.md
+//   Makefile, CMakeLists.txt, model.mk, README.md
 // and for TVM archives (tvm/firmware, through foreign_project.h):
 //   runtime/include/...           the archive's bundled TVM runtime headers, if any
 //   mlf_tvm/include/..., mlf_tvm/src/mlf_tvm_runtime.c   mlfkit's compatibility layer
@@ -90,6 +90,12 @@ struct ProjectPlan {
   std::vector<ModulePlan> modules;
   std::vector<std::string> model_sources;    // codegen/host/src/..., compiled for speed
   std::vector<std::string> support_sources;  // everything else that is compiled, for size
+  // The model as a library for the user's own firmware (libmodel.a: model.mk
+  // and CMakeLists.txt's mlfkit::model): model_sources plus these, which are
+  // also among support_sources (parameter blobs, TVM's compatibility
+  // runtime). Never main(), the startup code, the console or a harness.
+  std::vector<std::string> library_sources;
+  std::vector<std::string> library_defines;  // -D of the library's sources (a subset of defines)
   std::vector<std::string> copied_members;   // archive members copied as they are
   SampleInputs samples;                      // (module, input index) -> bytes
   bool tvm = false;                          // a TVM archive (metadata versions 5-7)

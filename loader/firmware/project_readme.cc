@@ -182,6 +182,17 @@ std::string Sections(const Platform& p) {
          "region).\n\n";
 }
 
+// The CPU flags the library is compiled with, which the user's build must
+// agree with.
+std::string LibraryArchText(const Platform& p) {
+  if (!p.cortex_m) return "";
+  std::string flags;
+  for (const std::string& f : p.arch_flags) flags += (flags.empty() ? "" : " ") + f;
+  return " It is compiled for " + p.name + "'s CPU, `" + flags + "` (`MODEL_ARCH` in `model.mk`, "
+         "`MLFKIT_MODEL_ARCH_FLAGS` in CMake): the kernels choose their code by these flags, and "
+         "your objects must use the same floating-point ABI.";
+}
+
 std::string SizeHowTo(const Platform& p) {
   if (!p.cortex_m) {
     return "`make size` (`size build/app`) shows the host binary's sections. The report by part "
@@ -310,6 +321,7 @@ Result<std::string> ProjectReadme(const ProjectPlan& plan) {
                                   : "(Cortex-M platforms only.)"},
        {"MODEL_LAYOUT", ModelLayout(plan)},
        {"SECTIONS", Sections(p)},
+       {"LIBRARY_ARCH_TEXT", LibraryArchText(p)},
        {"CALLING", calling}});
 }
 

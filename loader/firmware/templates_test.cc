@@ -27,7 +27,7 @@ TEST(FillTextTest, RefusesMissingAndUnusedValues) {
 TEST(ProjectTemplateTest, EmbedsEveryTemplateFile) {
   for (const char* name : {"CMakeLists.txt", "Makefile", "README.md", "main.c", "module.c",
                            "mlf_print.c", "mlf_print.h", "startup.c", "mlf_cycles.c",
-                           "mlf_cycles.h"}) {
+                           "mlf_cycles.h", "model.mk"}) {
     auto text = ProjectTemplate(name);
     ASSERT_TRUE(text.has_value()) << name;
     EXPECT_GT(text->size(), 100u) << name;
