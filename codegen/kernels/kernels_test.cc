@@ -15,7 +15,7 @@ TEST(KernelsTest, FileNameOfAFamily) { EXPECT_EQ(KernelFileName("gemm_f32"), "ml
 
 TEST(KernelsTest, EveryFamilyIsCarried) {
   EXPECT_EQ(KernelFamilies(), (std::vector<std::string>{"common", "conv_f32", "depthwise_f32", "depthwise_s8",
-                                                      "gemm_f32", "gemm_s8", "pool_f32"}));
+                                                      "gemm_f32", "gemm_s8", "pool_f32", "quantize_f32"}));
 }
 
 TEST(KernelsTest, AFamilyBringsWhatItIncludes) {
