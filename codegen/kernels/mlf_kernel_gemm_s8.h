@@ -437,11 +437,49 @@ MLFK_FN void mlfk_s8_tile_vnni(const mlfk_gemm_s8_args* a, int r0, int rows,
   }
 }
 
+/* The requantisation of 16 accumulators of a row whose shift is negative
+ * (e = -shift >= 1) and multiplier positive: mlfk_s8_store_rows' one
+ * rounding, q = (acc * mult + K) >> (31 + e) with K = 2^30 + 2^(30+e), less
+ * 2^31 where the product is negative (its sign is acc's), in 64-bit lanes
+ * (the even and the odd accumulators apart), then zy and the clamp. |q| <
+ * 2^30, so q + zy cannot overflow. m = mult and k = K in every 64-bit lane,
+ * n = 31 + e. */
+MLFK_TARGET("avx512f")
+MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m128i n, __m512i zy, __m512i lo,
+                                         __m512i hi) {
+  __m512i ev = _mm512_mul_epi32(acc, m), od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), m);
+  ev = _mm512_add_epi64(_mm512_add_epi64(ev, k), _mm512_slli_epi64(_mm512_srai_epi64(ev, 63), 31));
+  od = _mm512_add_epi64(_mm512_add_epi64(od, k), _mm512_slli_epi64(_mm512_srai_epi64(od, 63), 31));
+  ev = _mm512_sra_epi64(ev, n);
+  od = _mm512_sra_epi64(od, n);
+  acc = _mm512_mask_blend_epi32((__mmask16)0xAAAA, ev, _mm512_slli_epi64(od, 32));
+  return _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(acc, zy), lo), hi);
+}
+
+/* The constants of mlfk_s8_requant16_avx512 for row r (shift < 0, mult > 0). */
+typedef struct {
+  __m512i m, k;
+  __m128i n;
+} mlfk_s8_rq512;
+
+MLFK_TARGET("avx512f")
+MLFK_FN mlfk_s8_rq512 mlfk_s8_rq512_of(const mlfk_gemm_s8_args* a, int r) {
+  const int e = a->shift[r] < -31 ? 31 : -a->shift[r];
+  mlfk_s8_rq512 q;
+  q.m = _mm512_set1_epi64(a->mult[r]);
+  q.k = _mm512_set1_epi64(((int64_t)1 << 30) + ((int64_t)1 << (30 + e)));
+  q.n = _mm_cvtsi32_si128(31 + e);
+  return q;
+}
+
+/* Whether row r takes the vector requantisation (every row the export
+ * writes for a positive scale ratio below 1/2 does). */
+MLFK_FN int mlfk_s8_rq_fast(const mlfk_gemm_s8_args* a, int r) { return a->shift[r] < 0 && a->mult[r] > 0; }
+
 /* mlfk_s8_store for int8/uint8 outputs with contiguous columns (ocs == 1),
- * 16 columns per step: the same fixed-point steps on vectors (64-bit
- * products of the even and the odd lanes), then a masked narrowing store.
- * A row with a left shift (shift > 0) or the multiplier INT32_MIN, and
- * any other layout, go through the scalar code. */
+ * 16 columns per step through mlfk_s8_requant16_avx512, a masked narrowing
+ * store. Other rows (a left shift, shift 0, a negative multiplier) and any
+ * other layout go through the scalar code. */
 MLFK_TARGET("avx512f")
 MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
                                   const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
@@ -452,47 +490,69 @@ MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, 
   }
   for (i = 0; i < rows; ++i) {
     const int r = r0 + i;
-    const int32_t mult = a->mult[r], shift = a->shift[r];
     uint8_t* o = (uint8_t*)a->out + (ptrdiff_t)r * a->ors + c0;
-    if (shift > 0 || mult == INT32_MIN) {
+    if (!mlfk_s8_rq_fast(a, r)) {
       mlfk_s8_store(a, r, 1, c0, cols, (const int32_t(*)[MLFK_S8_TC])acc[i]);
       continue;
     }
     {
-      const int e = shift < -31 ? 31 : -shift;
-      const __m512i m = _mm512_set1_epi64(mult), zero = _mm512_setzero_si512();
-      const __m512i nudge_pos = _mm512_set1_epi64((int64_t)1 << 30);
-      const __m512i nudge_neg = _mm512_set1_epi64(1 - ((int64_t)1 << 30));
-      const __m512i round_neg = _mm512_set1_epi64(((int64_t)1 << 31) - 1);
-      const __m512i mask = _mm512_set1_epi32((int32_t)(((uint32_t)1 << e) - 1u));
-      const __m512i half = _mm512_set1_epi32((int32_t)((((uint32_t)1 << e) - 1u) >> 1));
-      const __m512i one = _mm512_set1_epi32(1);
-      const __m128i count = _mm_cvtsi32_si128(e);
-      const __m512i qmin = _mm512_set1_epi32(INT32_MIN + 255), qmax = _mm512_set1_epi32(INT32_MAX - 255);
+      const mlfk_s8_rq512 q = mlfk_s8_rq512_of(a, r);
       const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
       for (j = 0; j < cols; j += 16) {
         const __mmask16 k = (__mmask16)(cols - j >= 16 ? 0xFFFF : (1u << (cols - j)) - 1u);
         const __m512i v = _mm512_maskz_loadu_epi32(k, acc[i] + j);
-        __m512i ev = _mm512_mul_epi32(v, m), od = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), m);
-        __m512i x, rem, thr;
-        /* Rounding doubling high multiply: + nudge, then / 2^31 toward 0. */
-        ev = _mm512_add_epi64(ev, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(ev, zero), nudge_pos, nudge_neg));
-        od = _mm512_add_epi64(od, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(od, zero), nudge_pos, nudge_neg));
-        ev = _mm512_mask_add_epi64(ev, _mm512_cmplt_epi64_mask(ev, zero), ev, round_neg);
-        od = _mm512_mask_add_epi64(od, _mm512_cmplt_epi64_mask(od, zero), od, round_neg);
-        ev = _mm512_srai_epi64(ev, 31);
-        od = _mm512_srai_epi64(od, 31);
-        x = _mm512_mask_blend_epi32((__mmask16)0xAAAA, ev, _mm512_slli_epi64(od, 32));
-        /* Rounding right shift by e, ties away from zero. */
-        rem = _mm512_and_si512(x, mask);
-        thr = _mm512_mask_add_epi32(half, _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512()), half, one);
-        x = _mm512_sra_epi32(x, count);
-        x = _mm512_mask_add_epi32(x, _mm512_cmpgt_epi32_mask(rem, thr), x, one);
-        x = _mm512_min_epi32(_mm512_max_epi32(x, qmin), qmax);
-        x = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(x, zy), lo), hi);
-        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, x);
+        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, mlfk_s8_requant16_avx512(v, q.m, q.k, q.n, zy, lo, hi));
       }
     }
+  }
+}
+
+/* The VNNI tile and its requantisation in one: the sums stay in registers
+ * and are stored as output bytes (rows r0.., columns c0.. of a layout with
+ * ocs == 1 whose rows all take the vector requantisation; the caller checks,
+ * mlfk_s8_fused_ok). The same bits as mlfk_s8_tile_vnni + mlfk_s8_store. */
+MLFK_TARGET("avx512f,avx512bw,avx512vnni")
+MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows, const uint8_t* MLFK_RESTRICT x,
+                                   int ldx, int c0, int cols) {
+  const int kqn = (a->k + 3) / 4, kfull = a->k / 4;
+  const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1u);
+  const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xFFFF : (cols > 16 ? (1u << (cols - 16)) - 1u : 0u));
+  const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+  const int8_t* w[MLFK_S8_TR];
+  __m512i s[MLFK_S8_TR][2];
+  int i, kq;
+  for (i = 0; i < MLFK_S8_TR; ++i) {
+    w[i] = a->w + (ptrdiff_t)(r0 + (i < rows ? i : rows - 1)) * a->ldw;
+    s[i][0] = s[i][1] = _mm512_set1_epi32(a->bias[r0 + (i < rows ? i : rows - 1)]);
+  }
+  for (kq = 0; kq < kfull; ++kq) {
+    const uint8_t* xq = x + (ptrdiff_t)kq * ldx * 4;
+    const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
+    const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
+    for (i = 0; i < MLFK_S8_TR; ++i) {
+      int32_t wq;
+      __m512i wv;
+      memcpy(&wq, w[i] + kq * 4, 4);
+      wv = _mm512_set1_epi32(wq);
+      s[i][0] = _mm512_dpbusd_epi32(s[i][0], x0, wv);
+      s[i][1] = _mm512_dpbusd_epi32(s[i][1], x1, wv);
+    }
+  }
+  if (kqn > kfull) {
+    const uint8_t* xq = x + (ptrdiff_t)kfull * ldx * 4;
+    const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
+    const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
+    for (i = 0; i < MLFK_S8_TR; ++i) {
+      const __m512i wv = _mm512_set1_epi32((int32_t)mlfk_s8_wquad(w[i], a->k, kfull));
+      s[i][0] = _mm512_dpbusd_epi32(s[i][0], x0, wv);
+      s[i][1] = _mm512_dpbusd_epi32(s[i][1], x1, wv);
+    }
+  }
+  for (i = 0; i < rows; ++i) {
+    const mlfk_s8_rq512 q = mlfk_s8_rq512_of(a, r0 + i);
+    uint8_t* o = (uint8_t*)a->out + (ptrdiff_t)(r0 + i) * a->ors + c0;
+    _mm512_mask_cvtepi32_storeu_epi8(o, m0, mlfk_s8_requant16_avx512(s[i][0], q.m, q.k, q.n, zy, lo, hi));
+    if (m1) _mm512_mask_cvtepi32_storeu_epi8(o + 16, m1, mlfk_s8_requant16_avx512(s[i][1], q.m, q.k, q.n, zy, lo, hi));
   }
 }
 
@@ -529,11 +589,36 @@ MLFK_FN void mlfk_s8_tile(int isa, const mlfk_gemm_s8_args* a, int r0, int rows,
   mlfk_s8_tile_portable(a, r0, rows, x, ldx, cols, acc);
 }
 
+#if MLFK_X86
+/* Whether mlfk_s8_tile_vnni_out stores this operator's outputs: bytes with
+ * contiguous columns, every row with the vector requantisation. */
+MLFK_FN int mlfk_s8_fused_ok(const mlfk_gemm_s8_args* a) {
+  int r;
+  if (a->mult == NULL || a->ocs != 1) return 0;
+  for (r = 0; r < a->m; ++r) {
+    if (!mlfk_s8_rq_fast(a, r)) return 0;
+  }
+  return 1;
+}
+#endif
+
 /* Columns [c0, c0 + n) of the output from their packed quads x (ldx
  * columns per quad row, x's column 0 being output column c0). */
 MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8_t* x, int ldx, int c0, int n) {
   int32_t acc[MLFK_S8_TR][MLFK_S8_TC];
   int r, c;
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && mlfk_s8_has_vnni() && mlfk_s8_fused_ok(a)) {
+    for (c = 0; c < n; c += MLFK_S8_TC) {
+      const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
+      for (r = 0; r < a->m; r += MLFK_S8_TR) {
+        mlfk_s8_tile_vnni_out(a, r, a->m - r < MLFK_S8_TR ? a->m - r : MLFK_S8_TR, x + (ptrdiff_t)c * 4, ldx,
+                              c0 + c, cols);
+      }
+    }
+    return;
+  }
+#endif
   for (c = 0; c < n; c += MLFK_S8_TC) {
     const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
     for (r = 0; r < a->m; r += MLFK_S8_TR) {
