@@ -441,18 +441,26 @@ MLFK_FN void mlfk_s8_tile_vnni(const mlfk_gemm_s8_args* a, int r0, int rows,
  * (e = -shift >= 1) and multiplier positive: mlfk_s8_store_rows' one
  * rounding, q = (acc * mult + K) >> (31 + e) with K = 2^30 + 2^(30+e), less
  * 2^31 where the product is negative (its sign is acc's), in 64-bit lanes
- * (the even and the odd accumulators apart), then zy and the clamp. |q| <
- * 2^30, so q + zy cannot overflow. m = mult and k = K in every 64-bit lane,
- * n = 31 + e. */
+ * (the even and the odd accumulators apart, joined again by one permute),
+ * then zy and the clamp to [lo, hi]. |q| < 2^30, so q + zy cannot
+ * overflow. m = mult and k = K in every 64-bit lane, n = 31 + e; the
+ * result's lanes are in [lo, hi]. */
 MLFK_TARGET("avx512f")
 MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m128i n, __m512i zy, __m512i lo,
                                          __m512i hi) {
+  const __m512i zero = _mm512_setzero_si512(), two31 = _mm512_set1_epi64((int64_t)1 << 31);
+  /* Lane 2i of the result from lane 2i of ev, lane 2i + 1 from lane 2i of od. */
+  const __m512i join = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
   __m512i ev = _mm512_mul_epi32(acc, m), od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), m);
-  ev = _mm512_add_epi64(_mm512_add_epi64(ev, k), _mm512_slli_epi64(_mm512_srai_epi64(ev, 63), 31));
-  od = _mm512_add_epi64(_mm512_add_epi64(od, k), _mm512_slli_epi64(_mm512_srai_epi64(od, 63), 31));
+  const __mmask8 nev = _mm512_cmplt_epi64_mask(ev, zero), nod = _mm512_cmplt_epi64_mask(od, zero);
+  ev = _mm512_add_epi64(ev, k);
+  od = _mm512_add_epi64(od, k);
+  ev = _mm512_mask_sub_epi64(ev, nev, ev, two31);
+  od = _mm512_mask_sub_epi64(od, nod, od, two31);
+  /* Each quotient fits its 64-bit lane's low half. */
   ev = _mm512_sra_epi64(ev, n);
   od = _mm512_sra_epi64(od, n);
-  acc = _mm512_mask_blend_epi32((__mmask16)0xAAAA, ev, _mm512_slli_epi64(od, 32));
+  acc = _mm512_permutex2var_epi32(ev, join, od);
   return _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(acc, zy), lo), hi);
 }
 
@@ -507,53 +515,76 @@ MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, 
   }
 }
 
-/* The VNNI tile and its requantisation in one: the sums stay in registers
- * and are stored as output bytes (rows r0.., columns c0.. of a layout with
- * ocs == 1 whose rows all take the vector requantisation; the caller checks,
- * mlfk_s8_fused_ok). The same bits as mlfk_s8_tile_vnni + mlfk_s8_store. */
+/* acc += x . (the 4 weights at p broadcast), vpdpbusd with its broadcast
+ * memory operand, the accumulator updated in place. Written out because
+ * GCC 12 gives _mm512_dpbusd_epi32 an accumulator it copies before and
+ * after each use: two register moves per multiply in the 8-row tile. */
+typedef int32_t mlfk_s8_word __attribute__((may_alias, aligned(1)));
+#define MLFK_S8_DPBUSD_B(acc, x, p) \
+  __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(x), "m"(*(const mlfk_s8_word*)(p)))
+
+/* Rows of the VNNI tile that stores bytes (mlfk_s8_tile_vnni_out). */
+#define MLFK_S8_VR 8
+
+/* The VNNI tile and its requantisation in one, 8 rows x 32 columns: the
+ * sums stay in sixteen named registers (an array of vectors indexed in a
+ * loop, GCC kept in memory) and leave as output bytes (rows r0..,
+ * columns c0.. of a layout with ocs == 1 whose rows all take the vector
+ * requantisation; the caller checks, mlfk_s8_fused_ok). Rows past `rows`
+ * repeat the last row's sums and are not stored. The same bits as
+ * mlfk_s8_tile_vnni + mlfk_s8_store. */
 MLFK_TARGET("avx512f,avx512bw,avx512vnni")
 MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows, const uint8_t* MLFK_RESTRICT x,
                                    int ldx, int c0, int cols) {
   const int kqn = (a->k + 3) / 4, kfull = a->k / 4;
+  const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
   const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1u);
   const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xFFFF : (cols > 16 ? (1u << (cols - 16)) - 1u : 0u));
-  const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
-  const int8_t* w[MLFK_S8_TR];
-  __m512i s[MLFK_S8_TR][2];
-  int i, kq;
-  for (i = 0; i < MLFK_S8_TR; ++i) {
-    w[i] = a->w + (ptrdiff_t)(r0 + (i < rows ? i : rows - 1)) * a->ldw;
-    s[i][0] = s[i][1] = _mm512_set1_epi32(a->bias[r0 + (i < rows ? i : rows - 1)]);
+  const uint8_t* xq = x;
+  int kq;
+#define MLFK_S8_VROW(i) (r0 + ((i) < rows ? (i) : rows - 1))
+#define MLFK_S8_VDECL(i)                                                   \
+  const int8_t* w##i = a->w + (ptrdiff_t)MLFK_S8_VROW(i) * a->ldw;         \
+  __m512i s##i##0 = _mm512_set1_epi32(a->bias[MLFK_S8_VROW(i)]), s##i##1 = s##i##0;
+#define MLFK_S8_VSTEP(i)                                                   \
+  MLFK_S8_DPBUSD_B(s##i##0, x0, w##i + kq * 4);                            \
+  MLFK_S8_DPBUSD_B(s##i##1, x1, w##i + kq * 4);
+#define MLFK_S8_VLAST(i)                                                   \
+  {                                                                        \
+    const __m512i wv_ = _mm512_set1_epi32((int32_t)mlfk_s8_wquad(w##i, a->k, kfull)); \
+    s##i##0 = _mm512_dpbusd_epi32(s##i##0, x0, wv_);                      \
+    s##i##1 = _mm512_dpbusd_epi32(s##i##1, x1, wv_);                      \
   }
-  for (kq = 0; kq < kfull; ++kq) {
-    const uint8_t* xq = x + (ptrdiff_t)kq * ldx * 4;
+#define MLFK_S8_VOUT(i)                                                    \
+  if ((i) < rows) {                                                        \
+    const mlfk_s8_rq512 q_ = mlfk_s8_rq512_of(a, r0 + (i));                \
+    uint8_t* o_ = (uint8_t*)a->out + (ptrdiff_t)(r0 + (i)) * a->ors + c0;  \
+    _mm512_mask_cvtepi32_storeu_epi8(o_, m0, mlfk_s8_requant16_avx512(s##i##0, q_.m, q_.k, q_.n, zy, lo, hi)); \
+    if (m1) {                                                              \
+      _mm512_mask_cvtepi32_storeu_epi8(o_ + 16, m1,                        \
+                                       mlfk_s8_requant16_avx512(s##i##1, q_.m, q_.k, q_.n, zy, lo, hi)); \
+    }                                                                      \
+  }
+  MLFK_ROWS8(MLFK_S8_VDECL)
+  for (kq = 0; kq < kfull; ++kq, xq += xs) {
     const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
     const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
-    for (i = 0; i < MLFK_S8_TR; ++i) {
-      int32_t wq;
-      __m512i wv;
-      memcpy(&wq, w[i] + kq * 4, 4);
-      wv = _mm512_set1_epi32(wq);
-      s[i][0] = _mm512_dpbusd_epi32(s[i][0], x0, wv);
-      s[i][1] = _mm512_dpbusd_epi32(s[i][1], x1, wv);
-    }
+    MLFK_ROWS8(MLFK_S8_VSTEP)
   }
   if (kqn > kfull) {
-    const uint8_t* xq = x + (ptrdiff_t)kfull * ldx * 4;
     const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
     const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
-    for (i = 0; i < MLFK_S8_TR; ++i) {
-      const __m512i wv = _mm512_set1_epi32((int32_t)mlfk_s8_wquad(w[i], a->k, kfull));
-      s[i][0] = _mm512_dpbusd_epi32(s[i][0], x0, wv);
-      s[i][1] = _mm512_dpbusd_epi32(s[i][1], x1, wv);
-    }
+    MLFK_ROWS8(MLFK_S8_VLAST)
   }
-  for (i = 0; i < rows; ++i) {
-    const mlfk_s8_rq512 q = mlfk_s8_rq512_of(a, r0 + i);
-    uint8_t* o = (uint8_t*)a->out + (ptrdiff_t)(r0 + i) * a->ors + c0;
-    _mm512_mask_cvtepi32_storeu_epi8(o, m0, mlfk_s8_requant16_avx512(s[i][0], q.m, q.k, q.n, zy, lo, hi));
-    if (m1) _mm512_mask_cvtepi32_storeu_epi8(o + 16, m1, mlfk_s8_requant16_avx512(s[i][1], q.m, q.k, q.n, zy, lo, hi));
+  {
+    const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+    MLFK_ROWS8(MLFK_S8_VOUT)
   }
+#undef MLFK_S8_VROW
+#undef MLFK_S8_VDECL
+#undef MLFK_S8_VSTEP
+#undef MLFK_S8_VLAST
+#undef MLFK_S8_VOUT
 }
 
 #endif /* MLFK_X86 */
@@ -611,8 +642,8 @@ MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8
   if (isa == MLFK_ISA_AVX512 && mlfk_s8_has_vnni() && mlfk_s8_fused_ok(a)) {
     for (c = 0; c < n; c += MLFK_S8_TC) {
       const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
-      for (r = 0; r < a->m; r += MLFK_S8_TR) {
-        mlfk_s8_tile_vnni_out(a, r, a->m - r < MLFK_S8_TR ? a->m - r : MLFK_S8_TR, x + (ptrdiff_t)c * 4, ldx,
+      for (r = 0; r < a->m; r += MLFK_S8_VR) {
+        mlfk_s8_tile_vnni_out(a, r, a->m - r < MLFK_S8_VR ? a->m - r : MLFK_S8_VR, x + (ptrdiff_t)c * 4, ldx,
                               c0 + c, cols);
       }
     }
