@@ -64,6 +64,9 @@ static void check(int isa, int batch, int c, int h, int w, int k, int s, int pad
     mult[i] = (int32_t)((1u << 30) + next(&seed) % (1u << 24) * 64u);
     shift[i] = -6 - (int32_t)(next(&seed) % 6);
   }
+  /* With five channels or more, one whose multiplier exceeds 1 (a left
+   * shift): the other requantisation path next to the vector one. */
+  if (c >= 5) shift[1] = 1;
   a.m = c;
   a.k = k * k;
   a.w = wt;
