@@ -361,6 +361,12 @@ int main(void) {
     check_gemm(isa, 9, 70, 5, 0, 1, 1);
     check_gemm(isa, 9, 70, 67, 0, 0, 3);
     check_gemm(isa, 17, 19, 27, 1, 0, 4);
+    /* One activation row (AVX-512 VNNI: dot products along k), k over and
+     * under whole 64-byte steps, int32 outputs too. */
+    check_gemm(isa, 13, 1, 200, 1, 0, 1);
+    check_gemm(isa, 6, 1, 200, 1, 1, 1);
+    check_gemm(isa, 9, 1, 67, 0, 1, 1);
+    check_gemm(isa, 3, 1, 128, 0, 1, 1);
     /* isa, batch, c, h, w, m, kh, kw, stride, pad, dilation, signed, int32, threads */
     check_conv(isa, 1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 0, 0, 1);
     check_conv(isa, 2, 2, 8, 7, 4, 3, 3, 2, 1, 1, 1, 0, 1);

@@ -280,6 +280,17 @@ typedef struct {
  * window has the generic band's pitch and at most its size (band_shape),
  * with 64 zeros after it for the last loads' overrun (lanes past n are
  * computed and not stored). */
+/* n int16 zeros at d by masked stores (the window's padding: a loop of
+ * one or two elements became a call to memset). */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_dw_s8_zero_avx512(int16_t* d, int n) {
+  int c;
+  for (c = 0; c < n; c += 32) {
+    _mm512_mask_storeu_epi16(d + c, (__mmask32)(n - c >= 32 ? 0xFFFFFFFFu : (1u << (n - c)) - 1u),
+                             _mm512_setzero_si512());
+  }
+}
+
 MLFK_TARGET("avx512f,avx512bw,avx512vl")
 MLFK_FN void mlfk_dw_s8_band_avx512(const mlfk_dw_s8_job* j, int p, int oy0, int rows, int x0, int n) {
   const mlfk_conv_s8_geom* g = j->g;
@@ -309,13 +320,11 @@ MLFK_FN void mlfk_dw_s8_band_avx512(const mlfk_dw_s8_job* j, int p, int oy0, int
     int16_t* d = buf + (ptrdiff_t)t * wp;
     const int iy = iy0 + t;
     if (iy < 0 || iy >= g->h) {
-      for (c = 0; c < wp; c += 32) {
-        _mm512_mask_storeu_epi16(d + c, (__mmask32)(wp - c >= 32 ? 0xFFFFFFFFu : (1u << (wp - c)) - 1u), zero);
-      }
+      mlfk_dw_s8_zero_avx512(d, wp);
       continue;
     }
-    for (c = 0; c < lo_col; ++c) d[c] = 0;
-    for (c = hi_col; c < wp; ++c) d[c] = 0;
+    mlfk_dw_s8_zero_avx512(d, lo_col);
+    mlfk_dw_s8_zero_avx512(d + hi_col, wp - hi_col);
     {
       const uint8_t* src = plane + (ptrdiff_t)iy * g->w + ix0;
       for (c = lo_col; c < hi_col; c += 32) {

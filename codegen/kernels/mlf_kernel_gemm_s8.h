@@ -587,6 +587,36 @@ MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows,
 #undef MLFK_S8_VOUT
 }
 
+/* One column (a Gemm of one activation row, as a classifier's last layer):
+ * each output row's dot product with x along k, 64 bytes per vpdpbusd
+ * (instead of a 32-column tile with one useful column), four rows at a
+ * time, the 16 partial sums added in wrapping int32 (any order gives the
+ * same bits), then the scalar store. x is the column's ceil(k / 4) quads,
+ * contiguous (ldx == 1), 0 beyond k. */
+MLFK_TARGET("avx512f,avx512bw,avx512vnni")
+MLFK_FN void mlfk_s8_gemv_vnni(const mlfk_gemm_s8_args* a, const uint8_t* MLFK_RESTRICT x, int c0) {
+  const int k = a->k;
+  int r, i, kk;
+  for (r = 0; r < a->m; r += 4) {
+    const int rows = a->m - r < 4 ? a->m - r : 4;
+    __m512i s[4];
+    int32_t acc[4];
+    for (i = 0; i < 4; ++i) s[i] = _mm512_setzero_si512();
+    for (kk = 0; kk < k; kk += 64) {
+      const __mmask64 m = k - kk >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (k - kk)) - 1);
+      const __m512i xv = _mm512_maskz_loadu_epi8(m, x + kk);
+      for (i = 0; i < 4; ++i) {
+        const int8_t* w = a->w + (ptrdiff_t)(r + (i < rows ? i : rows - 1)) * a->ldw + kk;
+        s[i] = _mm512_dpbusd_epi32(s[i], xv, _mm512_maskz_loadu_epi8(m, w));
+      }
+    }
+    for (i = 0; i < rows; ++i) {
+      acc[i] = (int32_t)((uint32_t)a->bias[r + i] + (uint32_t)_mm512_reduce_add_epi32(s[i]));
+      mlfk_s8_store_row(a, r + i, c0, 1, acc + i);
+    }
+  }
+}
+
 #endif /* MLFK_X86 */
 
 /* Stores a tile as variant `isa` does (the same bits as mlfk_s8_store). */
@@ -639,6 +669,10 @@ MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8
   int32_t acc[MLFK_S8_TR][MLFK_S8_TC];
   int r, c;
 #if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && n == 1 && ldx == 1 && mlfk_s8_has_vnni()) {
+    mlfk_s8_gemv_vnni(a, x, c0);
+    return;
+  }
   if (isa == MLFK_ISA_AVX512 && mlfk_s8_has_vnni() && mlfk_s8_fused_ok(a)) {
     for (c = 0; c < n; c += MLFK_S8_TC) {
       const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
