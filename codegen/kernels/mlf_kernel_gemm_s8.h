@@ -777,12 +777,52 @@ MLFK_FN size_t mlfk_conv_s8_scratch(const mlfk_conv_s8_geom* g) {
   return (size_t)chunk * (size_t)((g->c * g->kh * g->kw + 3) / 4) * 4;
 }
 
-/* The quads of output pixels [p0, p0 + n) of one image x (c planes). */
-MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int is_signed, uint8_t pad, int p0,
-                            int n, uint8_t* MLFK_RESTRICT x) {
+#if MLFK_X86
+/* Four runs of n bytes (c0..c3) interleaved into n quads at d, each byte
+ * xor flip, 64 quads a step: bytes then 16-bit pairs unpacked within
+ * 128-bit lanes, then the lanes put in order by two rounds of 128-bit
+ * shuffles; the tail by masked loads and stores. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_interleave4_avx512(const uint8_t* c0, const uint8_t* c1, const uint8_t* c2, const uint8_t* c3,
+                                        int n, uint8_t flip, uint8_t* MLFK_RESTRICT d) {
+  const __m512i f = _mm512_set1_epi8((char)flip);
+  int i, j;
+  for (i = 0; i < n; i += 64) {
+    const int left = n - i;
+    const __mmask64 m = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+    const __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c0 + i), f);
+    const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c1 + i), f);
+    const __m512i c = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c2 + i), f);
+    const __m512i e = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c3 + i), f);
+    const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
+    const __m512i ce0 = _mm512_unpacklo_epi8(c, e), ce1 = _mm512_unpackhi_epi8(c, e);
+    /* Lane L of q0..q3: the quads of pixels 16L..16L+3, +4..7, +8..11, +12..15. */
+    const __m512i q0 = _mm512_unpacklo_epi16(ab0, ce0), q1 = _mm512_unpackhi_epi16(ab0, ce0);
+    const __m512i q2 = _mm512_unpacklo_epi16(ab1, ce1), q3 = _mm512_unpackhi_epi16(ab1, ce1);
+    const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q0, q1, 0xEE);
+    const __m512i t2 = _mm512_shuffle_i32x4(q2, q3, 0x44), t3 = _mm512_shuffle_i32x4(q2, q3, 0xEE);
+    __m512i o[4];
+    o[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
+    o[1] = _mm512_shuffle_i32x4(t0, t2, 0xDD);
+    o[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
+    o[3] = _mm512_shuffle_i32x4(t1, t3, 0xDD);
+    for (j = 0; j < 4; ++j) {
+      const int bytes = 4 * left - 64 * j;
+      if (bytes <= 0) break;
+      _mm512_mask_storeu_epi8(d + 4 * i + 64 * j, bytes >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << bytes) - 1), o[j]);
+    }
+  }
+}
+#endif
+
+/* The quads of output pixels [p0, p0 + n) of one image x (c planes),
+ * variant isa (the same bytes in each). */
+MLFK_FN void mlfk_s8_im2col(int isa, const mlfk_conv_s8_geom* g, const uint8_t* img, int is_signed, uint8_t pad,
+                            int p0, int n, uint8_t* MLFK_RESTRICT x) {
   const int k = g->c * g->kh * g->kw, kqn = (k + 3) / 4;
   const uint8_t flip = is_signed ? 0x80 : 0x00;
   int kk = 0, i;
+  (void)isa;
   if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
       g->ow == g->w) {
     /* 1x1, stride 1, unpadded (pointwise): pixel p of every plane is
@@ -796,6 +836,12 @@ MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int 
       const uint8_t* c2 = c1 + hw;
       const uint8_t* c3 = c2 + hw;
       uint8_t* d = x + (ptrdiff_t)(kk >> 2) * n * 4;
+#if MLFK_X86
+      if (isa == MLFK_ISA_AVX512 && __builtin_cpu_supports("avx512bw")) {
+        mlfk_s8_interleave4_avx512(c0, c1, c2, c3, n, flip, d);
+        continue;
+      }
+#endif
       for (i = 0; i < n; ++i) {
         d[i * 4] = (uint8_t)(c0[i] ^ flip);
         d[i * 4 + 1] = (uint8_t)(c1[i] ^ flip);
@@ -857,7 +903,7 @@ MLFK_FN void mlfk_conv_s8_task(void* arg, int32_t task) {
   mlfk_split(pixels, j->tasks, (int)task, &b, &e);
   for (p = b; p < e; p += chunk) {
     const int n = e - p < chunk ? e - p : chunk;
-    mlfk_s8_im2col(j->g, j->img, j->is_signed, j->pad, p, n, x);
+    mlfk_s8_im2col(j->isa, j->g, j->img, j->is_signed, j->pad, p, n, x);
     mlfk_gemm_s8_block(j->isa, j->a, x, n, p, n);
   }
 }
