@@ -15,6 +15,8 @@
 // folds an activation into quant::kClampAttr.
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
@@ -112,22 +114,30 @@ Status AddEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor*
   return Status::Ok();
 }
 
-// One loop of 32-bit integer arithmetic with the rule's constants written
-// in (a compiler vectorises it; the shift of a negative sum is arithmetic on
-// every compiler mlfkit targets, as in the kernels).
+// Through the kernel family add_s8 (the rule's integer steps on every
+// value, vectorised on x86), its constants written in.
 Status AddEmit(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(AddPlan p, PlanAdd(ctx.node, GraphInputs(ctx.node, ctx.graph)));
   const uint64_t n = Elements(ctx.input(0).shape);
   if (n > 0) {
-    const int64_t half = p.rule.shift > 0 ? int64_t{1} << (p.rule.shift - 1) : 0;
-    *body += "  for (size_t i = 0; i < " + Num(static_cast<int64_t>(n)) + "; ++i) {\n";
-    *body += "    const int32_t s = (" + Num(p.rule.ma) + " * ((int32_t)in0[i] - " + Num(p.za) + ") + " +
-             Num(p.rule.mb) + " * ((int32_t)in3[i] - " + Num(p.zb) + ") + " + Num(half) + ") >> " +
-             Num(p.rule.shift) + ";\n";
-    *body += "    const int32_t q = s + " + Num(p.zy) + ";\n";
-    *body += "    out0[i] = (" + std::string(CType(p.out)) + ")(q < " + Num(p.clamp.min) + " ? " + Num(p.clamp.min) +
-             " : (q > " + Num(p.clamp.max) + " ? " + Num(p.clamp.max) + " : q));\n";
-    *body += "  }\n";
+    ctx.UseKernel("add_s8");
+    const std::vector<std::pair<std::string, std::string>> fields = {
+        {"a", "in0"},
+        {"b", "in3"},
+        {"y", "out0"},
+        {"a_signed", ctx.input(0).dtype == DType::kInt8 ? "1" : "0"},
+        {"b_signed", ctx.input(3).dtype == DType::kInt8 ? "1" : "0"},
+        {"za", Num(p.za)},
+        {"zb", Num(p.zb)},
+        {"ma", Num(p.rule.ma)},
+        {"mb", Num(p.rule.mb)},
+        {"shift", Num(p.rule.shift)},
+        {"zy", Num(p.zy)},
+        {"lo", Num(p.clamp.min)},
+        {"hi", Num(p.clamp.max)}};
+    *body += "  mlfk_add_s8_args g;\n";
+    for (const auto& [field, value] : fields) *body += "  g." + field + " = " + value + ";\n";
+    *body += "  mlfk_add_s8_exec(" + std::string(EmitContext::kExec) + ", &g, " + Num(static_cast<int64_t>(n)) + ");\n";
   }
   VoidUnusedParams(ctx, body);
   return Status::Ok();
