@@ -392,6 +392,8 @@ int main(void) {
     check_conv(isa, 1, 2, 8, 7, 9, 3, 3, 2, 1, 1, 1, 0, 2);
     check_conv(isa, 1, 9, 3, 5, 4, 1, 1, 1, 0, 1, 1, 0, 1);
     check_gemm(isa, 9, 70, 67, 0, 0, 1);
+    /* Quads of a chunk over 32 KiB (k 360 x 256 pixels): columns outer. */
+    check_conv(isa, 1, 40, 16, 16, 10, 3, 3, 1, 1, 1, 0, 0, 1);
     left_shift_row = 1;
   }
   mlfk_test_report_isas();

@@ -526,26 +526,26 @@ typedef int32_t mlfk_s8_word __attribute__((may_alias, aligned(1)));
 /* Rows of the VNNI tile that stores bytes (mlfk_s8_tile_vnni_out). */
 #define MLFK_S8_VR 8
 
-/* The VNNI tile and its requantisation in one, 8 rows x 32 columns: the
- * sums stay in sixteen named registers (an array of vectors indexed in a
- * loop, GCC kept in memory) and leave as output bytes (rows r0..,
- * columns c0.. of a layout with ocs == 1 whose rows all take the vector
- * requantisation; the caller checks, mlfk_s8_fused_ok). Rows past `rows`
- * repeat the last row's sums and are not stored. The same bits as
- * mlfk_s8_tile_vnni + mlfk_s8_store. */
+/* The VNNI tile and its requantisation in one: 8 rows x 32 columns at a
+ * time over columns [0, n) of x (column c of x is output column c0 + c),
+ * the rows' requantisation constants made once for all of them. The sums
+ * stay in sixteen named registers (an array of vectors indexed in a loop,
+ * GCC kept in memory) and leave as output bytes (rows r0.., a layout with
+ * ocs == 1 whose rows all take the vector requantisation; the caller
+ * checks, mlfk_s8_fused_ok). Rows past `rows` repeat the last row's sums
+ * and are not stored. The same bits as mlfk_s8_tile_vnni + mlfk_s8_store. */
 MLFK_TARGET("avx512f,avx512bw,avx512vnni")
 MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows, const uint8_t* MLFK_RESTRICT x,
-                                   int ldx, int c0, int cols) {
+                                   int ldx, int c0, int n) {
   const int kqn = (a->k + 3) / 4, kfull = a->k / 4;
   const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
-  const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1u);
-  const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xFFFF : (cols > 16 ? (1u << (cols - 16)) - 1u : 0u));
-  const uint8_t* xq = x;
-  int kq;
+  const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+  mlfk_s8_rq512 q[MLFK_S8_VR];
+  int i, c, kq;
+  for (i = 0; i < rows; ++i) q[i] = mlfk_s8_rq512_of(a, r0 + i);
 #define MLFK_S8_VROW(i) (r0 + ((i) < rows ? (i) : rows - 1))
-#define MLFK_S8_VDECL(i)                                                   \
-  const int8_t* w##i = a->w + (ptrdiff_t)MLFK_S8_VROW(i) * a->ldw;         \
-  __m512i s##i##0 = _mm512_set1_epi32(a->bias[MLFK_S8_VROW(i)]), s##i##1 = s##i##0;
+#define MLFK_S8_VW(i) const int8_t* w##i = a->w + (ptrdiff_t)MLFK_S8_VROW(i) * a->ldw;
+#define MLFK_S8_VDECL(i) __m512i s##i##0 = _mm512_set1_epi32(a->bias[MLFK_S8_VROW(i)]), s##i##1 = s##i##0;
 #define MLFK_S8_VSTEP(i)                                                   \
   MLFK_S8_DPBUSD_B(s##i##0, x0, w##i + kq * 4);                            \
   MLFK_S8_DPBUSD_B(s##i##1, x1, w##i + kq * 4);
@@ -557,30 +557,34 @@ MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows,
   }
 #define MLFK_S8_VOUT(i)                                                    \
   if ((i) < rows) {                                                        \
-    const mlfk_s8_rq512 q_ = mlfk_s8_rq512_of(a, r0 + (i));                \
-    uint8_t* o_ = (uint8_t*)a->out + (ptrdiff_t)(r0 + (i)) * a->ors + c0;  \
-    _mm512_mask_cvtepi32_storeu_epi8(o_, m0, mlfk_s8_requant16_avx512(s##i##0, q_.m, q_.k, q_.n, zy, lo, hi)); \
+    uint8_t* o_ = (uint8_t*)a->out + (ptrdiff_t)(r0 + (i)) * a->ors + c0 + c; \
+    _mm512_mask_cvtepi32_storeu_epi8(o_, m0, mlfk_s8_requant16_avx512(s##i##0, q[i].m, q[i].k, q[i].n, zy, lo, hi)); \
     if (m1) {                                                              \
       _mm512_mask_cvtepi32_storeu_epi8(o_ + 16, m1,                        \
-                                       mlfk_s8_requant16_avx512(s##i##1, q_.m, q_.k, q_.n, zy, lo, hi)); \
+                                       mlfk_s8_requant16_avx512(s##i##1, q[i].m, q[i].k, q[i].n, zy, lo, hi)); \
     }                                                                      \
   }
-  MLFK_ROWS8(MLFK_S8_VDECL)
-  for (kq = 0; kq < kfull; ++kq, xq += xs) {
-    const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
-    const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
-    MLFK_ROWS8(MLFK_S8_VSTEP)
-  }
-  if (kqn > kfull) {
-    const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
-    const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
-    MLFK_ROWS8(MLFK_S8_VLAST)
-  }
-  {
-    const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+  MLFK_ROWS8(MLFK_S8_VW)
+  for (c = 0; c < n; c += 32) {
+    const int cols = n - c;
+    const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1u);
+    const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xFFFF : (cols > 16 ? (1u << (cols - 16)) - 1u : 0u));
+    const uint8_t* xq = x + (ptrdiff_t)c * 4;
+    MLFK_ROWS8(MLFK_S8_VDECL)
+    for (kq = 0; kq < kfull; ++kq, xq += xs) {
+      const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
+      const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
+      MLFK_ROWS8(MLFK_S8_VSTEP)
+    }
+    if (kqn > kfull) {
+      const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
+      const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
+      MLFK_ROWS8(MLFK_S8_VLAST)
+    }
     MLFK_ROWS8(MLFK_S8_VOUT)
   }
 #undef MLFK_S8_VROW
+#undef MLFK_S8_VW
 #undef MLFK_S8_VDECL
 #undef MLFK_S8_VSTEP
 #undef MLFK_S8_VLAST
@@ -674,6 +678,16 @@ MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8
     return;
   }
   if (isa == MLFK_ISA_AVX512 && mlfk_s8_has_vnni() && mlfk_s8_fused_ok(a)) {
+    /* Rows outer (each group's constants made once, its weights kept in
+     * L1) while the block's quads fit in 32 KiB: the expansions of
+     * MobileNetV2, k <= 128; else columns outer, so that the quads of 32
+     * columns stay in L1 while the weights stream by. */
+    if ((size_t)((a->k + 3) / 4) * 4 * (size_t)n <= 32768) {
+      for (r = 0; r < a->m; r += MLFK_S8_VR) {
+        mlfk_s8_tile_vnni_out(a, r, a->m - r < MLFK_S8_VR ? a->m - r : MLFK_S8_VR, x, ldx, c0, n);
+      }
+      return;
+    }
     for (c = 0; c < n; c += MLFK_S8_TC) {
       const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
       for (r = 0; r < a->m; r += MLFK_S8_VR) {
