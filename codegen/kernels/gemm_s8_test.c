@@ -379,6 +379,7 @@ int main(void) {
     check_conv(isa, 1, 16, 17, 17, 33, 1, 1, 1, 0, 1, 0, 0, 2);
 #endif
     check_conv(isa, 1, 3, 10, 10, 7, 3, 3, 1, 1, 1, 1, 0, 4);
+    check_conv(isa, 1, 2, 11, 10, 3, 3, 3, 3, 1, 1, 0, 0, 1); /* stride 3 */
     /* Pointwise (1x1, stride 1, unpadded: the interleaving im2col) over two
      * chunks, split, channels past the last whole quad. */
     check_conv(isa, 2, 7, 20, 21, 6, 1, 1, 1, 0, 1, 0, 0, 3);

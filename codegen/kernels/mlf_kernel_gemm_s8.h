@@ -829,6 +829,94 @@ MLFK_FN void mlfk_s8_interleave4_avx512(const uint8_t* c0, const uint8_t* c1, co
 }
 #endif
 
+#if MLFK_X86
+/* n bytes of value v at d by masked stores. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_fill_avx512(uint8_t* d, int n, uint8_t v) {
+  const __m512i b = _mm512_set1_epi8((char)v);
+  int c;
+  for (c = 0; c < n; c += 64) {
+    _mm512_mask_storeu_epi8(d + c, n - c >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - c)) - 1), b);
+  }
+}
+
+/* Tap kk's bytes of output pixels (oy, ox..ox + run - 1) into out, as the
+ * generic im2col writes them (0 past k, pad outside the image, x ^ flip
+ * inside): the columns inside found once, then copied 64 a step at
+ * stride 1, 32 a step at stride 2 (the even bytes of 64, by the word to
+ * byte narrowing), one by one at other strides. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_tap_run_avx512(const mlfk_conv_s8_geom* g, const uint8_t* img, uint8_t flip, uint8_t pad,
+                                    int kk, int k, int oy, int ox, int run, uint8_t* MLFK_RESTRICT out) {
+  const __m512i f = _mm512_set1_epi8((char)flip);
+  int ci, t, iy, ix0, jlo, jhi, j;
+  const uint8_t* src;
+  if (kk >= k) {
+    mlfk_s8_fill_avx512(out, run, 0);
+    return;
+  }
+  ci = kk / (g->kh * g->kw);
+  t = kk % (g->kh * g->kw);
+  iy = oy * g->sh + (t / g->kw) * g->dh - g->ph;
+  ix0 = ox * g->sw + (t % g->kw) * g->dw - g->pw;
+  if (iy < 0 || iy >= g->h) {
+    mlfk_s8_fill_avx512(out, run, pad);
+    return;
+  }
+  /* Output j reads column ix0 + j * sw: inside for jlo <= j < jhi. */
+  jlo = ix0 < 0 ? (-ix0 + g->sw - 1) / g->sw : 0;
+  jlo = jlo < run ? jlo : run;
+  jhi = ix0 < g->w ? (g->w - ix0 + g->sw - 1) / g->sw : 0;
+  jhi = jhi < run ? jhi : run;
+  jhi = jhi > jlo ? jhi : jlo;
+  mlfk_s8_fill_avx512(out, jlo, pad);
+  mlfk_s8_fill_avx512(out + jhi, run - jhi, pad);
+  src = img + ((ptrdiff_t)ci * g->h + iy) * g->w + ix0 + (ptrdiff_t)jlo * g->sw;
+  if (g->sw == 1) {
+    for (j = jlo; j < jhi; j += 64) {
+      const __mmask64 m = jhi - j >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (jhi - j)) - 1);
+      _mm512_mask_storeu_epi8(out + j, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + (j - jlo)), f));
+    }
+  } else if (g->sw == 2) {
+    for (j = jlo; j < jhi; j += 32) {
+      const int cnt = jhi - j < 32 ? jhi - j : 32;
+      /* 2 cnt - 1 bytes: the last pair's odd byte may lie past the row. */
+      const __mmask64 m = cnt == 32 ? (~(__mmask64)0 >> 1) : (((__mmask64)1 << (2 * cnt - 1)) - 1);
+      const __m256i even = _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi8(m, src + 2 * (j - jlo)));
+      _mm512_mask_storeu_epi8(out + j, ((__mmask64)1 << cnt) - 1,
+                              _mm512_xor_si512(_mm512_castsi256_si512(even), f));
+    }
+  } else {
+    for (j = jlo; j < jhi; ++j) out[j] = (uint8_t)(src[(ptrdiff_t)(j - jlo) * g->sw] ^ flip);
+  }
+}
+
+/* The generic im2col from quad kq0 on: per quad and output row (in pieces
+ * of up to 256 columns), its four taps' runs, then interleaved. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_im2col_avx512(const mlfk_conv_s8_geom* g, const uint8_t* img, uint8_t flip, uint8_t pad,
+                                   int kq0, int p0, int n, uint8_t* MLFK_RESTRICT x) {
+  const int k = g->c * g->kh * g->kw, kqn = (k + 3) / 4;
+  uint8_t t[4][256];
+  int kq, i, j;
+  for (kq = kq0; kq < kqn; ++kq) {
+    int oy = p0 / g->ow, ox = p0 % g->ow;
+    for (i = 0; i < n;) {
+      int run = g->ow - ox < n - i ? g->ow - ox : n - i;
+      run = run < 256 ? run : 256;
+      for (j = 0; j < 4; ++j) mlfk_s8_tap_run_avx512(g, img, flip, pad, kq * 4 + j, k, oy, ox, run, t[j]);
+      mlfk_s8_interleave4_avx512(t[0], t[1], t[2], t[3], run, 0, x + ((ptrdiff_t)kq * n + i) * 4);
+      i += run;
+      ox += run;
+      if (ox == g->ow) {
+        ox = 0;
+        ++oy;
+      }
+    }
+  }
+}
+#endif
+
 /* The quads of output pixels [p0, p0 + n) of one image x (c planes),
  * variant isa (the same bytes in each). */
 MLFK_FN void mlfk_s8_im2col(int isa, const mlfk_conv_s8_geom* g, const uint8_t* img, int is_signed, uint8_t pad,
@@ -864,6 +952,12 @@ MLFK_FN void mlfk_s8_im2col(int isa, const mlfk_conv_s8_geom* g, const uint8_t* 
       }
     }
   }
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && __builtin_cpu_supports("avx512bw")) {
+    mlfk_s8_im2col_avx512(g, img, flip, pad, kk / 4, p0, n, x);
+    return;
+  }
+#endif
   for (; kk < kqn * 4; ++kk) {
     uint8_t* dst = x + (ptrdiff_t)(kk >> 2) * n * 4 + (kk & 3);
     if (kk >= k) {
