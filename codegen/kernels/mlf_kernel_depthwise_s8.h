@@ -327,6 +327,10 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
     w20_0 = _mm512_set1_epi32((int32_t)(uint16_t)wt[2]);                                                   \
     w20_1 = _mm512_set1_epi32((int32_t)(uint16_t)wt[5]);                                                   \
     w20_2 = _mm512_set1_epi32((int32_t)(uint16_t)wt[8]);                                                   \
+    /* Each window row in vectors of 32: the image's bytes where lanes    \
+     * [lo_col, hi_col) fall (a masked load from the row's column ix0,     \
+     * which may lie before the row: masked lanes are not read), x - zx     \
+     * there and 0 in the padding. */                                      \
     for (t = 0; t < rin; ++t) {                                                                            \
       int16_t* d = buf + (ptrdiff_t)t * pitch;                                                             \
       const int iy = iy0 + t;                                                                              \
@@ -334,15 +338,17 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
         mlfk_dw_s8_zero_avx512(d, pitch);                                                                  \
         continue;                                                                                          \
       }                                                                                                    \
-      mlfk_dw_s8_zero_avx512(d, lo_col);                                                                   \
-      mlfk_dw_s8_zero_avx512(d + hi_col, pitch - hi_col);                                                  \
       {                                                                                                    \
         const uint8_t* src = plane + (ptrdiff_t)iy * g->w + ix0;                                           \
-        for (c = lo_col; c < hi_col; c += 32) {                                                            \
-          const __mmask32 m = (__mmask32)(hi_col - c >= 32 ? 0xFFFFFFFFu : (1u << (hi_col - c)) - 1u);     \
-          const __m256i b = _mm256_maskz_loadu_epi8(m, src + c);                                           \
+        for (c = 0; c < pitch; c += 32) {                                                                  \
+          const int a0 = lo_col - c < 0 ? 0 : (lo_col - c > 32 ? 32 : lo_col - c);                         \
+          const int a1 = hi_col - c < 0 ? 0 : (hi_col - c > 32 ? 32 : hi_col - c);                         \
+          const __mmask32 in = (__mmask32)((a1 >= 32 ? 0xFFFFFFFFu : (1u << a1) - 1u) &                    \
+                                           ~(a0 >= 32 ? 0xFFFFFFFFu : (1u << a0) - 1u));                   \
+          const __m256i b = _mm256_maskz_loadu_epi8(in, src + c);                                          \
           const __m512i v = j->is_signed ? _mm512_cvtepi8_epi16(b) : _mm512_cvtepu8_epi16(b);              \
-          _mm512_mask_storeu_epi16(d + c, m, _mm512_sub_epi16(v, zx));                                     \
+          _mm512_mask_storeu_epi16(d + c, (__mmask32)(pitch - c >= 32 ? 0xFFFFFFFFu : (1u << (pitch - c)) - 1u), \
+                                   _mm512_maskz_sub_epi16(in, v, zx));                                     \
         }                                                                                                  \
       }                                                                                                    \
     }                                                                                                      \
@@ -377,12 +383,20 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
                                                                   rq.m, rq.k, rq.n, zy, lo, hi));          \
       }                                                                                                    \
       /* The output rows out of the flat bytes. */                                                         \
-      for (t = 0; t < rows; ++t) {                                                                         \
-        uint8_t* o = out + (ptrdiff_t)(oy0 + t) * g->ow + x0;                                              \
-        const uint8_t* b = bytes + (ptrdiff_t)t * pitch;                                                   \
-        for (c = 0; c < n; c += 64) {                                                                      \
-          const __mmask64 m = n - c >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - c)) - 1);              \
-          _mm512_mask_storeu_epi8(o + c, m, _mm512_maskz_loadu_epi8(m, b + c));                            \
+      if (n <= 64) {                                                                                       \
+        const __mmask64 m = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);                           \
+        for (t = 0; t < rows; ++t) {                                                                       \
+          _mm512_mask_storeu_epi8(out + (ptrdiff_t)(oy0 + t) * g->ow + x0, m,                              \
+                                  _mm512_maskz_loadu_epi8(m, bytes + (ptrdiff_t)t * pitch));               \
+        }                                                                                                  \
+      } else {                                                                                             \
+        for (t = 0; t < rows; ++t) {                                                                       \
+          uint8_t* o = out + (ptrdiff_t)(oy0 + t) * g->ow + x0;                                            \
+          const uint8_t* b = bytes + (ptrdiff_t)t * pitch;                                                 \
+          for (c = 0; c < n; c += 64) {                                                                    \
+            const __mmask64 m = n - c >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - c)) - 1);            \
+            _mm512_mask_storeu_epi8(o + c, m, _mm512_maskz_loadu_epi8(m, b + c));                          \
+          }                                                                                                \
         }                                                                                                  \
       }                                                                                                    \
     } else {                                                                                               \
