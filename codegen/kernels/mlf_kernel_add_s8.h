@@ -149,6 +149,10 @@ MLFK_FN void mlfk_add_s8_exec(const mlfk_exec* ex, const mlfk_add_s8_args* g, si
   mlfk_add_s8_job j;
   j.isa = mlfk_exec_isa(ex);
   j.tasks = mlfk_exec_tasks(ex, n > ((size_t)1 << 30) ? 1 << 24 : (int)(n / 16384));
+  if (j.tasks <= 1) { /* one call, no job (firmware: the serial context) */
+    mlfk_add_s8_with(j.isa, g, 0, n);
+    return;
+  }
   j.n = n;
   j.g = g;
   mlfk_exec_run(ex, mlfk_add_s8_task, &j, j.tasks);
