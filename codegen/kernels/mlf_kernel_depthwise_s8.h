@@ -330,25 +330,32 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
     /* Each window row in vectors of 32: the image's bytes where lanes    \
      * [lo_col, hi_col) fall (a masked load from the row's column ix0,     \
      * which may lie before the row: masked lanes are not read), x - zx     \
-     * there and 0 in the padding. */                                      \
-    for (t = 0; t < rin; ++t) {                                                                            \
-      int16_t* d = buf + (ptrdiff_t)t * pitch;                                                             \
-      const int iy = iy0 + t;                                                                              \
-      if (iy < 0 || iy >= g->h) {                                                                          \
-        mlfk_dw_s8_zero_avx512(d, pitch);                                                                  \
-        continue;                                                                                          \
+     * there and 0 in the padding; the masks, the same for every row, made \
+     * once (pitch <= MLFK_DW_S8_BAND, so at most chunks of them). */       \
+    {                                                                                                      \
+      __mmask32 inm[MLFK_DW_S8_BAND / 32 + 1], stm[MLFK_DW_S8_BAND / 32 + 1];                              \
+      const int chunks = (pitch + 31) / 32;                                                                \
+      for (c = 0; c < chunks; ++c) {                                                                       \
+        const int a0 = lo_col - 32 * c < 0 ? 0 : (lo_col - 32 * c > 32 ? 32 : lo_col - 32 * c);            \
+        const int a1 = hi_col - 32 * c < 0 ? 0 : (hi_col - 32 * c > 32 ? 32 : hi_col - 32 * c);            \
+        const int a2 = pitch - 32 * c > 32 ? 32 : pitch - 32 * c;                                          \
+        inm[c] = (__mmask32)((a1 >= 32 ? 0xFFFFFFFFu : (1u << a1) - 1u) &                                  \
+                             ~(a0 >= 32 ? 0xFFFFFFFFu : (1u << a0) - 1u));                                 \
+        stm[c] = (__mmask32)(a2 >= 32 ? 0xFFFFFFFFu : (1u << a2) - 1u);                                    \
       }                                                                                                    \
-      {                                                                                                    \
-        const uint8_t* src = plane + (ptrdiff_t)iy * g->w + ix0;                                           \
-        for (c = 0; c < pitch; c += 32) {                                                                  \
-          const int a0 = lo_col - c < 0 ? 0 : (lo_col - c > 32 ? 32 : lo_col - c);                         \
-          const int a1 = hi_col - c < 0 ? 0 : (hi_col - c > 32 ? 32 : hi_col - c);                         \
-          const __mmask32 in = (__mmask32)((a1 >= 32 ? 0xFFFFFFFFu : (1u << a1) - 1u) &                    \
-                                           ~(a0 >= 32 ? 0xFFFFFFFFu : (1u << a0) - 1u));                   \
-          const __m256i b = _mm256_maskz_loadu_epi8(in, src + c);                                          \
+      for (t = 0; t < rin; ++t) {                                                                          \
+        int16_t* d = buf + (ptrdiff_t)t * pitch;                                                           \
+        const int iy = iy0 + t;                                                                            \
+        const uint8_t* src;                                                                                \
+        if (iy < 0 || iy >= g->h) {                                                                        \
+          for (c = 0; c < chunks; ++c) _mm512_mask_storeu_epi16(d + 32 * c, stm[c], zero);                 \
+          continue;                                                                                        \
+        }                                                                                                  \
+        src = plane + (ptrdiff_t)iy * g->w + ix0;                                                          \
+        for (c = 0; c < chunks; ++c) {                                                                     \
+          const __m256i b = _mm256_maskz_loadu_epi8(inm[c], src + 32 * c);                                \
           const __m512i v = j->is_signed ? _mm512_cvtepi8_epi16(b) : _mm512_cvtepu8_epi16(b);              \
-          _mm512_mask_storeu_epi16(d + c, (__mmask32)(pitch - c >= 32 ? 0xFFFFFFFFu : (1u << (pitch - c)) - 1u), \
-                                   _mm512_maskz_sub_epi16(in, v, zx));                                     \
+          _mm512_mask_storeu_epi16(d + 32 * c, stm[c], _mm512_maskz_sub_epi16(inm[c], v, zx));             \
         }                                                                                                  \
       }                                                                                                    \
     }                                                                                                      \
@@ -420,17 +427,6 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
       }                                                                                                    \
     }                                                                                                      \
   }
-
-/* n int16 zeros at d by masked stores (the window's padding: a loop of
- * one or two elements became a call to memset). */
-MLFK_TARGET("avx512f,avx512bw")
-MLFK_FN void mlfk_dw_s8_zero_avx512(int16_t* d, int n) {
-  int c;
-  for (c = 0; c < n; c += 32) {
-    _mm512_mask_storeu_epi16(d + c, (__mmask32)(n - c >= 32 ? 0xFFFFFFFFu : (1u << (n - c)) - 1u),
-                             _mm512_setzero_si512());
-  }
-}
 
 MLFK_DW_S8_BAND512(mlfk_dw_s8_band_avx512, "avx512f,avx512bw,avx512vl", MLFK_DW_S8_MAC_BW)
 MLFK_DW_S8_BAND512(mlfk_dw_s8_band_vnni, "avx512f,avx512bw,avx512vl,avx512vnni", MLFK_DW_S8_MAC_VNNI)
