@@ -310,6 +310,7 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
     const uint8_t* plane = (const uint8_t*)j->x + (ptrdiff_t)p * g->h * g->w;                              \
     const int8_t* wt = a->w + (ptrdiff_t)ch * a->ldw;                                                      \
     uint8_t* out = (uint8_t*)a->out + (ptrdiff_t)(p / g->c) * g->c * g->oh * g->ow + (ptrdiff_t)ch * a->ors; \
+    uint8_t* out0 = out + (ptrdiff_t)oy0 * g->ow + x0;                                                     \
     int16_t buf[MLFK_DW_S8_BAND + 64];                                                                     \
     uint8_t bytes[MLFK_DW_S8_BAND + 32];                                                                   \
     const __m512i zx = _mm512_set1_epi16((int16_t)j->zx), zero = _mm512_setzero_si512();                   \
@@ -365,6 +366,7 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
       /* 32 outputs a step: lane i of ev is output f + 2i, of od f + 2i + 1. */                           \
       const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);     \
       const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8); \
+      const __mmask16 row16 = (__mmask16)((1u << n) - 1u); /* used when pitch == 16, so n == 14 */         \
       for (f = 0; f < flat; f += 32) {                                                                     \
         const int16_t* r0 = buf + f;                                                                       \
         const int16_t* r1 = r0 + pitch;                                                                    \
@@ -382,15 +384,28 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
         MAC(ev, r2 + 2, w20_2);                                                                            \
         MAC(od, r2 + 1, w01_2);                                                                            \
         MAC(od, r2 + 3, w20_2);                                                                            \
-        _mm512_mask_cvtepi32_storeu_epi8(bytes + f, 0xFFFF,                                                \
-                                         mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, lo_idx, od), \
-                                                                  rq.m, rq.k, rq.n, zy, lo, hi));          \
-        _mm512_mask_cvtepi32_storeu_epi8(bytes + f + 16, 0xFFFF,                                           \
-                                         mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, hi_idx, od), \
-                                                                  rq.m, rq.k, rq.n, zy, lo, hi));          \
+        {                                                                                                  \
+          const __m512i q0 = mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, lo_idx, od), rq.m, rq.k, \
+                                                      rq.n, zy, lo, hi);                                   \
+          const __m512i q1 = mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, hi_idx, od), rq.m, rq.k, \
+                                                      rq.n, zy, lo, hi);                                   \
+          if (pitch == 16) {                                                                               \
+            /* 14-wide rows: each 16 flat outputs are one output row. */                                   \
+            if (f / 16 < rows) _mm512_mask_cvtepi32_storeu_epi8(out0 + (ptrdiff_t)(f / 16) * g->ow, row16, q0); \
+            if (f / 16 + 1 < rows) {                                                                       \
+              _mm512_mask_cvtepi32_storeu_epi8(out0 + (ptrdiff_t)(f / 16 + 1) * g->ow, row16, q1);         \
+            }                                                                                              \
+          } else {                                                                                         \
+            _mm512_mask_cvtepi32_storeu_epi8(bytes + f, 0xFFFF, q0);                                       \
+            _mm512_mask_cvtepi32_storeu_epi8(bytes + f + 16, 0xFFFF, q1);                                  \
+          }                                                                                                \
+        }                                                                                                  \
       }                                                                                                    \
-      /* The output rows out of the flat bytes. */                                                         \
-      if (n <= 64) {                                                                                       \
+      /* The output rows out of the flat bytes (reading back what the      \
+       * narrowing stores just wrote costs a store-forwarding stall per     \
+       * row: hence the direct stores above where rows and vectors align). */ \
+      if (pitch == 16) {                                                                                   \
+      } else if (n <= 64) {                                                                                \
         const __mmask64 m = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);                           \
         for (t = 0; t < rows; ++t) {                                                                       \
           _mm512_mask_storeu_epi8(out + (ptrdiff_t)(oy0 + t) * g->ow + x0, m,                              \
