@@ -315,7 +315,7 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
     uint8_t bytes[MLFK_DW_S8_BAND + 32];                                                                   \
     const __m512i zx = _mm512_set1_epi16((int16_t)j->zx), zero = _mm512_setzero_si512();                   \
     const __m512i bias = _mm512_set1_epi32(a->bias[ch]);                                                   \
-    const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi); \
+    const __m512i lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);                            \
     const mlfk_s8_rq512 rq = mlfk_s8_rq512_of(a, ch);                                                      \
     const int lo_col = ix0 < 0 ? (-ix0 < pitch ? -ix0 : pitch) : 0;                                        \
     int hi_col = g->w - ix0 < pitch ? g->w - ix0 : pitch, t, c, f;                                         \
@@ -386,9 +386,9 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
         MAC(od, r2 + 3, w20_2);                                                                            \
         {                                                                                                  \
           const __m512i q0 = mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, lo_idx, od), rq.m, rq.k, \
-                                                      rq.n, zy, lo, hi);                                   \
+                                                      rq.n, lo, hi);                                   \
           const __m512i q1 = mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, hi_idx, od), rq.m, rq.k, \
-                                                      rq.n, zy, lo, hi);                                   \
+                                                      rq.n, lo, hi);                                   \
           if (pitch == 16) {                                                                               \
             /* 14-wide rows: each 16 flat outputs are one output row. */                                   \
             if (f / 16 < rows) _mm512_mask_cvtepi32_storeu_epi8(out0 + (ptrdiff_t)(f / 16) * g->ow, row16, q0); \
@@ -437,7 +437,7 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
           MAC(acc, r1 + 2, w20_1);                                                                         \
           MAC(acc, r2, w01_2);                                                                             \
           MAC(acc, r2 + 2, w20_2);                                                                         \
-          _mm512_mask_cvtepi32_storeu_epi8(o + c, m, mlfk_s8_requant16_avx512(acc, rq.m, rq.k, rq.n, zy, lo, hi)); \
+          _mm512_mask_cvtepi32_storeu_epi8(o + c, m, mlfk_s8_requant16_avx512(acc, rq.m, rq.k, rq.n, lo, hi)); \
         }                                                                                                  \
       }                                                                                                    \
     }                                                                                                      \

@@ -438,16 +438,17 @@ MLFK_FN void mlfk_s8_tile_vnni(const mlfk_gemm_s8_args* a, int r0, int rows,
 }
 
 /* The requantisation of 16 accumulators of a row whose shift is negative
- * (e = -shift >= 1) and multiplier positive: mlfk_s8_store_rows' one
- * rounding, q = (acc * mult + K) >> (31 + e) with K = 2^30 + 2^(30+e), less
- * 2^31 where the product is negative (its sign is acc's), in 64-bit lanes
- * (the even and the odd accumulators apart, joined again by one permute),
- * then zy and the clamp to [lo, hi]. |q| < 2^30, so q + zy cannot
- * overflow. m = mult and k = K in every 64-bit lane, n = 31 + e; the
+ * (e = -shift, 1 <= e <= 22) and multiplier positive: mlfk_s8_store_rows'
+ * one rounding with the zero point folded in, q + zy = (acc * mult + K)
+ * >> (31 + e) with K = 2^30 + 2^(30+e) + zy * 2^(31+e), less 2^31 where
+ * the product is negative (its sign is acc's): adding zy times the divisor
+ * before the floor is adding zy after it, and |K| < 2^62 for e <= 22, so
+ * the 64-bit sum cannot overflow. In 64-bit lanes (the even and the odd
+ * accumulators apart, joined again by one permute), then the clamp to
+ * [lo, hi]. m = mult and k = K in every 64-bit lane, n = 31 + e; the
  * result's lanes are in [lo, hi]. */
 MLFK_TARGET("avx512f")
-MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m128i n, __m512i zy, __m512i lo,
-                                         __m512i hi) {
+MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m128i n, __m512i lo, __m512i hi) {
   const __m512i zero = _mm512_setzero_si512(), two31 = _mm512_set1_epi64((int64_t)1 << 31);
   /* Lane 2i of the result from lane 2i of ev, lane 2i + 1 from lane 2i of od. */
   const __m512i join = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
@@ -461,7 +462,7 @@ MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m1
   ev = _mm512_sra_epi64(ev, n);
   od = _mm512_sra_epi64(od, n);
   acc = _mm512_permutex2var_epi32(ev, join, od);
-  return _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(acc, zy), lo), hi);
+  return _mm512_min_epi32(_mm512_max_epi32(acc, lo), hi);
 }
 
 /* The constants of mlfk_s8_requant16_avx512 for row r (shift < 0, mult > 0). */
@@ -475,14 +476,17 @@ MLFK_FN mlfk_s8_rq512 mlfk_s8_rq512_of(const mlfk_gemm_s8_args* a, int r) {
   const int e = a->shift[r] < -31 ? 31 : -a->shift[r];
   mlfk_s8_rq512 q;
   q.m = _mm512_set1_epi64(a->mult[r]);
-  q.k = _mm512_set1_epi64(((int64_t)1 << 30) + ((int64_t)1 << (30 + e)));
+  q.k = _mm512_set1_epi64(((int64_t)1 << 30) + ((int64_t)1 << (30 + e)) + (int64_t)a->zy * ((int64_t)1 << (31 + e)));
   q.n = _mm_cvtsi32_si128(31 + e);
   return q;
 }
 
-/* Whether row r takes the vector requantisation (every row the export
- * writes for a positive scale ratio below 1/2 does). */
-MLFK_FN int mlfk_s8_rq_fast(const mlfk_gemm_s8_args* a, int r) { return a->shift[r] < 0 && a->mult[r] > 0; }
+/* Whether row r takes the vector requantisation: every row the export
+ * writes for a positive scale ratio in [2^-23, 1/2) does (smaller ratios
+ * send nearly every output to the zero point; they take the scalar code). */
+MLFK_FN int mlfk_s8_rq_fast(const mlfk_gemm_s8_args* a, int r) {
+  return a->shift[r] < 0 && a->shift[r] >= -22 && a->mult[r] > 0;
+}
 
 /* mlfk_s8_store for int8/uint8 outputs with contiguous columns (ocs == 1),
  * 16 columns per step through mlfk_s8_requant16_avx512, a masked narrowing
@@ -505,11 +509,11 @@ MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, 
     }
     {
       const mlfk_s8_rq512 q = mlfk_s8_rq512_of(a, r);
-      const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+      const __m512i lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
       for (j = 0; j < cols; j += 16) {
         const __mmask16 k = (__mmask16)(cols - j >= 16 ? 0xFFFF : (1u << (cols - j)) - 1u);
         const __m512i v = _mm512_maskz_loadu_epi32(k, acc[i] + j);
-        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, mlfk_s8_requant16_avx512(v, q.m, q.k, q.n, zy, lo, hi));
+        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, mlfk_s8_requant16_avx512(v, q.m, q.k, q.n, lo, hi));
       }
     }
   }
@@ -539,7 +543,7 @@ MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows,
                                    int ldx, int c0, int n) {
   const int kqn = (a->k + 3) / 4, kfull = a->k / 4;
   const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
-  const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+  const __m512i lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
   mlfk_s8_rq512 q[MLFK_S8_VR];
   int i, c, kq;
   for (i = 0; i < rows; ++i) q[i] = mlfk_s8_rq512_of(a, r0 + i);
@@ -558,10 +562,10 @@ MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows,
 #define MLFK_S8_VOUT(i)                                                    \
   if ((i) < rows) {                                                        \
     uint8_t* o_ = (uint8_t*)a->out + (ptrdiff_t)(r0 + (i)) * a->ors + c0 + c; \
-    _mm512_mask_cvtepi32_storeu_epi8(o_, m0, mlfk_s8_requant16_avx512(s##i##0, q[i].m, q[i].k, q[i].n, zy, lo, hi)); \
+    _mm512_mask_cvtepi32_storeu_epi8(o_, m0, mlfk_s8_requant16_avx512(s##i##0, q[i].m, q[i].k, q[i].n, lo, hi)); \
     if (m1) {                                                              \
       _mm512_mask_cvtepi32_storeu_epi8(o_ + 16, m1,                        \
-                                       mlfk_s8_requant16_avx512(s##i##1, q[i].m, q[i].k, q[i].n, zy, lo, hi)); \
+                                       mlfk_s8_requant16_avx512(s##i##1, q[i].m, q[i].k, q[i].n, lo, hi)); \
     }                                                                      \
   }
   MLFK_ROWS8(MLFK_S8_VW)
