@@ -30,7 +30,7 @@ struct CompileReport {
   int dead_nodes_removed = 0;
   int nodes_emitted = 0;
   int weights_packed = 0;  // constant weights re-laid out for the kernel layer
-  int qdq_lowered = 0;     // DQ -> Conv/Gemm/MatMul -> Q made integer operators (qdq_lowering.h)
+  int qdq_lowered = 0;     // DQ -> Conv/Gemm/MatMul/Add -> Q made integer operators (qdq_lowering.h)
 };
 
 Result<ModuleArtifacts> CompileGraph(const std::string& module, ir::Graph graph,

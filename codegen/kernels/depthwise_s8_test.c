@@ -64,6 +64,9 @@ static void check(int isa, int batch, int c, int h, int w, int k, int s, int pad
     mult[i] = (int32_t)((1u << 30) + next(&seed) % (1u << 24) * 64u);
     shift[i] = -6 - (int32_t)(next(&seed) % 6);
   }
+  /* With five channels or more, one whose multiplier exceeds 1 (a left
+   * shift): the other requantisation path next to the vector one. */
+  if (c >= 5) shift[1] = 1;
   a.m = c;
   a.k = k * k;
   a.w = wt;
@@ -166,6 +169,10 @@ int main(void) {
     check(isa, 2, 3, 33, 31, 3, 1, 1, 1, 0, 0, 3);
     check(isa, 1, 2, 35, 33, 3, 1, 1, 1, 1, 0, 2);
     check(isa, 1, 5, 7, 7, 3, 1, 1, 1, 1, 0, 4);
+    /* 14-wide rows (a window pitch of 16: on AVX-512 stored straight from
+     * the vectors), square and not, split over tasks. */
+    check(isa, 1, 6, 14, 14, 3, 1, 1, 1, 0, 0, 1);
+    check(isa, 1, 5, 11, 14, 3, 1, 1, 1, 1, 0, 3);
     /* Rows wider than a band (column chunks), stride 2 of one, and a
      * dilation whose window of one output does not fit the band buffer
      * (the direct path). */

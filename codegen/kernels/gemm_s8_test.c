@@ -59,6 +59,11 @@ typedef struct {
   int32_t *bias, *mult, *shift;
 } problem;
 
+/* 0: every row right-shifting with a positive multiplier, as the export
+ * writes for scale ratios below 1/2 (the rows the AVX-512 VNNI tile
+ * requantises in its registers); 1: row 0 left-shifting (the others' path). */
+static int left_shift_row = 1;
+
 static void make_problem(problem* p, int m, int k, int is_signed, int int32_out, unsigned seed) {
   int i;
   p->m = m;
@@ -80,8 +85,11 @@ static void make_problem(problem* p, int m, int k, int is_signed, int int32_out,
     p->mult[i] = (int32_t)((1u << 30) + next(&seed) % (1u << 24) * 64u);
     p->shift[i] = -8 - (int32_t)(next(&seed) % 8);
   }
-  p->shift[0] = 1;               /* a multiplier above 1: left shift, saturating */
-  if (m > 2) p->shift[2] = -31;  /* a tiny multiplier: nearly everything to the zero point */
+  if (left_shift_row) p->shift[0] = 1; /* a multiplier above 1: left shift, saturating */
+  /* A tiny multiplier, nearly everything to the zero point (a row the
+   * AVX-512 tile leaves to the scalar code, so only with the left shift). */
+  if (m > 2 && left_shift_row) p->shift[2] = -31;
+  if (m > 2 && !left_shift_row) p->shift[2] = -22; /* the smallest the tile takes */
 }
 
 static void free_problem(problem* p) {
@@ -356,6 +364,12 @@ int main(void) {
     check_gemm(isa, 9, 70, 5, 0, 1, 1);
     check_gemm(isa, 9, 70, 67, 0, 0, 3);
     check_gemm(isa, 17, 19, 27, 1, 0, 4);
+    /* One activation row (AVX-512 VNNI: dot products along k), k over and
+     * under whole 64-byte steps, int32 outputs too. */
+    check_gemm(isa, 13, 1, 200, 1, 0, 1);
+    check_gemm(isa, 6, 1, 200, 1, 1, 1);
+    check_gemm(isa, 9, 1, 67, 0, 1, 1);
+    check_gemm(isa, 3, 1, 128, 0, 1, 1);
     /* isa, batch, c, h, w, m, kh, kw, stride, pad, dilation, signed, int32, threads */
     check_conv(isa, 1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 0, 0, 1);
     check_conv(isa, 2, 2, 8, 7, 4, 3, 3, 2, 1, 1, 1, 0, 1);
@@ -368,10 +382,23 @@ int main(void) {
     check_conv(isa, 1, 16, 17, 17, 33, 1, 1, 1, 0, 1, 0, 0, 2);
 #endif
     check_conv(isa, 1, 3, 10, 10, 7, 3, 3, 1, 1, 1, 1, 0, 4);
+    check_conv(isa, 1, 2, 11, 10, 3, 3, 3, 3, 1, 1, 0, 0, 1); /* stride 3 */
     /* Pointwise (1x1, stride 1, unpadded: the interleaving im2col) over two
      * chunks, split, channels past the last whole quad. */
     check_conv(isa, 2, 7, 20, 21, 6, 1, 1, 1, 0, 1, 0, 0, 3);
     check_conv(isa, 1, 9, 3, 5, 4, 1, 1, 1, 0, 1, 1, 0, 1);
+    /* Every row right-shifting: on AVX-512 VNNI the tile stores bytes
+     * itself; tiles of 1-4 rows and 1-32 columns, k past whole quads. */
+    left_shift_row = 0;
+    check_conv(isa, 1, 5, 6, 6, 3, 1, 1, 1, 0, 1, 1, 0, 1);
+    check_conv(isa, 2, 7, 20, 21, 6, 1, 1, 1, 0, 1, 0, 0, 3);
+    check_conv(isa, 1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 0, 0, 1);
+    check_conv(isa, 1, 2, 8, 7, 9, 3, 3, 2, 1, 1, 1, 0, 2);
+    check_conv(isa, 1, 9, 3, 5, 4, 1, 1, 1, 0, 1, 1, 0, 1);
+    check_gemm(isa, 9, 70, 67, 0, 0, 1);
+    /* Quads of a chunk over 32 KiB (k 360 x 256 pixels): columns outer. */
+    check_conv(isa, 1, 40, 16, 16, 10, 3, 3, 1, 1, 1, 0, 0, 1);
+    left_shift_row = 1;
   }
   mlfk_test_report_isas();
 #if MLFK_X86

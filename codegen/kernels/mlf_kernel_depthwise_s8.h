@@ -294,11 +294,205 @@ MLFK_FN void mlfk_dw_s8_store(int isa, const mlfk_gemm_s8_args* a, int ch, int c
 
 typedef struct {
   int isa, tasks, is_signed, batch, cols, rows;
+  int fast3x3; /* the AVX-512 3x3 band applies (mlfk_dw_s8_fast3x3) */
   int32_t zx;
   const mlfk_conv_s8_geom* g;
   const mlfk_gemm_s8_args* a;
   const void* x;
 } mlfk_dw_s8_job;
+
+#if MLFK_X86
+/* The AVX-512 band of a 3x3 kernel, stride s = 1 or 2 both ways, dilation
+ * 1, a channel whose requantisation is the vector one (mlfk_s8_rq_fast).
+ *
+ * The band's input window is copied as x - zx in int16, the padding 0 (so
+ * the bias needs no correction), rin rows of the generic band's pitch P.
+ * Each kernel row is two multiply-adds of int16 pairs per 16 outputs:
+ * (x[i], x[i+1]) . (w0, w1) and (x[i+2], x[i+3]) . (w2, 0) for the
+ * output's first tap i. Stride 1 is computed flat, as the generic flat
+ * loop: output (t, j) is flat element f = t * P + j and its tap (ky, kx)
+ * window element f + ky * P + kx (the P - n outputs between rows computed
+ * and dropped), the even and the odd outputs apart (pairs at even and at
+ * odd offsets) and joined by one permute per 16, requantised into bytes of
+ * the flat layout whose rows are then copied out: 7- and 14-wide planes
+ * (MobileNetV2's last blocks) fill the vectors this way, where one row per
+ * vector left half of them or more empty. Stride 2 row by row, the pairs
+ * of output c + i at 2 (c + i), stored directly. The sums are those of the
+ * definition (bias + sum of (x - zx) * w: exact integers well inside
+ * int32, added to the bias in wrapping int32), requantised by the gemm
+ * tile's vector step: the bits of the other paths.
+ *
+ * MAC(acc, x_pointer, w) is acc += (int16 pairs at x_pointer) . w: vpdpwssd
+ * with its memory operand on CPUs with AVX-512 VNNI (written out: GCC 12
+ * copies the intrinsic's accumulator around each use), vpmaddwd and vpaddd
+ * without. The window is at most MLFK_DW_S8_BAND int16 (band_shape), with
+ * 64 zeros after it for the last loads' overrun (lanes past n are computed
+ * and not stored); the flat bytes at most as many plus a vector. */
+#define MLFK_DW_S8_MAC_BW(acc, xp, w) \
+  acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_loadu_si512((const void*)(xp)), w))
+#define MLFK_DW_S8_MAC_VNNI(acc, xp, w) \
+  __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(w), "m"(*(const mlfk_dw_s8_zmm*)(xp)))
+typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligned(1)));
+
+#define MLFK_DW_S8_BAND512(NAME, TARGET, MAC)                                                              \
+  MLFK_TARGET(TARGET)                                                                                      \
+  MLFK_FN void NAME(const mlfk_dw_s8_job* j, int p, int oy0, int rows, int x0, int n) {                   \
+    const mlfk_conv_s8_geom* g = j->g;                                                                     \
+    const mlfk_gemm_s8_args* a = j->a;                                                                     \
+    const int ch = p % g->c, s = g->sw;                                                                    \
+    const int pitch = (n - 1) * s + 3, rin = (rows - 1) * s + 3, flat = (rows - 1) * pitch + n;           \
+    const int iy0 = oy0 * s - g->ph, ix0 = x0 * s - g->pw;                                                 \
+    const uint8_t* plane = (const uint8_t*)j->x + (ptrdiff_t)p * g->h * g->w;                              \
+    const int8_t* wt = a->w + (ptrdiff_t)ch * a->ldw;                                                      \
+    uint8_t* out = (uint8_t*)a->out + (ptrdiff_t)(p / g->c) * g->c * g->oh * g->ow + (ptrdiff_t)ch * a->ors; \
+    uint8_t* out0 = out + (ptrdiff_t)oy0 * g->ow + x0;                                                     \
+    int16_t buf[MLFK_DW_S8_BAND + 64];                                                                     \
+    uint8_t bytes[MLFK_DW_S8_BAND + 32];                                                                   \
+    const __m512i zx = _mm512_set1_epi16((int16_t)j->zx), zero = _mm512_setzero_si512();                   \
+    const __m512i bias = _mm512_set1_epi32(a->bias[ch]);                                                   \
+    const __m512i lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);                            \
+    const mlfk_s8_rq512 rq = mlfk_s8_rq512_of(a, ch);                                                      \
+    const int lo_col = ix0 < 0 ? (-ix0 < pitch ? -ix0 : pitch) : 0;                                        \
+    int hi_col = g->w - ix0 < pitch ? g->w - ix0 : pitch, t, c, f;                                         \
+    __m512i w01_0, w01_1, w01_2, w20_0, w20_1, w20_2;                                                      \
+    hi_col = hi_col > lo_col ? hi_col : lo_col;                                                            \
+    /* (w0, w1) and (w2, 0) of each kernel row as int16 pairs. */                                          \
+    w01_0 = _mm512_set1_epi32((int32_t)(((uint32_t)(uint16_t)wt[1] << 16) | (uint16_t)wt[0]));             \
+    w01_1 = _mm512_set1_epi32((int32_t)(((uint32_t)(uint16_t)wt[4] << 16) | (uint16_t)wt[3]));             \
+    w01_2 = _mm512_set1_epi32((int32_t)(((uint32_t)(uint16_t)wt[7] << 16) | (uint16_t)wt[6]));             \
+    w20_0 = _mm512_set1_epi32((int32_t)(uint16_t)wt[2]);                                                   \
+    w20_1 = _mm512_set1_epi32((int32_t)(uint16_t)wt[5]);                                                   \
+    w20_2 = _mm512_set1_epi32((int32_t)(uint16_t)wt[8]);                                                   \
+    /* Each window row in vectors of 32: the image's bytes where lanes    \
+     * [lo_col, hi_col) fall (a masked load from the row's column ix0,     \
+     * which may lie before the row: masked lanes are not read), x - zx     \
+     * there and 0 in the padding; the masks, the same for every row, made \
+     * once (pitch <= MLFK_DW_S8_BAND, so at most chunks of them). */       \
+    {                                                                                                      \
+      __mmask32 inm[MLFK_DW_S8_BAND / 32 + 1], stm[MLFK_DW_S8_BAND / 32 + 1];                              \
+      const int chunks = (pitch + 31) / 32;                                                                \
+      for (c = 0; c < chunks; ++c) {                                                                       \
+        const int a0 = lo_col - 32 * c < 0 ? 0 : (lo_col - 32 * c > 32 ? 32 : lo_col - 32 * c);            \
+        const int a1 = hi_col - 32 * c < 0 ? 0 : (hi_col - 32 * c > 32 ? 32 : hi_col - 32 * c);            \
+        const int a2 = pitch - 32 * c > 32 ? 32 : pitch - 32 * c;                                          \
+        inm[c] = (__mmask32)((a1 >= 32 ? 0xFFFFFFFFu : (1u << a1) - 1u) &                                  \
+                             ~(a0 >= 32 ? 0xFFFFFFFFu : (1u << a0) - 1u));                                 \
+        stm[c] = (__mmask32)(a2 >= 32 ? 0xFFFFFFFFu : (1u << a2) - 1u);                                    \
+      }                                                                                                    \
+      for (t = 0; t < rin; ++t) {                                                                          \
+        int16_t* d = buf + (ptrdiff_t)t * pitch;                                                           \
+        const int iy = iy0 + t;                                                                            \
+        const uint8_t* src;                                                                                \
+        if (iy < 0 || iy >= g->h) {                                                                        \
+          for (c = 0; c < chunks; ++c) _mm512_mask_storeu_epi16(d + 32 * c, stm[c], zero);                 \
+          continue;                                                                                        \
+        }                                                                                                  \
+        src = plane + (ptrdiff_t)iy * g->w + ix0;                                                          \
+        for (c = 0; c < chunks; ++c) {                                                                     \
+          const __m256i b = _mm256_maskz_loadu_epi8(inm[c], src + 32 * c);                                \
+          const __m512i v = j->is_signed ? _mm512_cvtepi8_epi16(b) : _mm512_cvtepu8_epi16(b);              \
+          _mm512_mask_storeu_epi16(d + 32 * c, stm[c], _mm512_maskz_sub_epi16(inm[c], v, zx));             \
+        }                                                                                                  \
+      }                                                                                                    \
+    }                                                                                                      \
+    _mm512_storeu_si512((void*)(buf + (ptrdiff_t)rin * pitch), zero);                                      \
+    _mm512_storeu_si512((void*)(buf + (ptrdiff_t)rin * pitch + 32), zero);                                \
+    if (s == 1) {                                                                                          \
+      /* 32 outputs a step: lane i of ev is output f + 2i, of od f + 2i + 1. */                           \
+      const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);     \
+      const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8); \
+      const __mmask16 row16 = (__mmask16)((1u << n) - 1u); /* used when pitch == 16, so n == 14 */         \
+      for (f = 0; f < flat; f += 32) {                                                                     \
+        const int16_t* r0 = buf + f;                                                                       \
+        const int16_t* r1 = r0 + pitch;                                                                    \
+        const int16_t* r2 = r1 + pitch;                                                                    \
+        __m512i ev = bias, od = bias;                                                                      \
+        MAC(ev, r0, w01_0);                                                                                \
+        MAC(ev, r0 + 2, w20_0);                                                                            \
+        MAC(od, r0 + 1, w01_0);                                                                            \
+        MAC(od, r0 + 3, w20_0);                                                                            \
+        MAC(ev, r1, w01_1);                                                                                \
+        MAC(ev, r1 + 2, w20_1);                                                                            \
+        MAC(od, r1 + 1, w01_1);                                                                            \
+        MAC(od, r1 + 3, w20_1);                                                                            \
+        MAC(ev, r2, w01_2);                                                                                \
+        MAC(ev, r2 + 2, w20_2);                                                                            \
+        MAC(od, r2 + 1, w01_2);                                                                            \
+        MAC(od, r2 + 3, w20_2);                                                                            \
+        {                                                                                                  \
+          const __m512i q0 = mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, lo_idx, od), rq.m, rq.k, \
+                                                      rq.n, lo, hi);                                   \
+          const __m512i q1 = mlfk_s8_requant16_avx512(_mm512_permutex2var_epi32(ev, hi_idx, od), rq.m, rq.k, \
+                                                      rq.n, lo, hi);                                   \
+          if (pitch == 16) {                                                                               \
+            /* 14-wide rows: each 16 flat outputs are one output row. */                                   \
+            if (f / 16 < rows) _mm512_mask_cvtepi32_storeu_epi8(out0 + (ptrdiff_t)(f / 16) * g->ow, row16, q0); \
+            if (f / 16 + 1 < rows) {                                                                       \
+              _mm512_mask_cvtepi32_storeu_epi8(out0 + (ptrdiff_t)(f / 16 + 1) * g->ow, row16, q1);         \
+            }                                                                                              \
+          } else {                                                                                         \
+            _mm512_mask_cvtepi32_storeu_epi8(bytes + f, 0xFFFF, q0);                                       \
+            _mm512_mask_cvtepi32_storeu_epi8(bytes + f + 16, 0xFFFF, q1);                                  \
+          }                                                                                                \
+        }                                                                                                  \
+      }                                                                                                    \
+      /* The output rows out of the flat bytes (reading back what the      \
+       * narrowing stores just wrote costs a store-forwarding stall per     \
+       * row: hence the direct stores above where rows and vectors align). */ \
+      if (pitch == 16) {                                                                                   \
+      } else if (n <= 64) {                                                                                \
+        const __mmask64 m = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);                           \
+        for (t = 0; t < rows; ++t) {                                                                       \
+          _mm512_mask_storeu_epi8(out + (ptrdiff_t)(oy0 + t) * g->ow + x0, m,                              \
+                                  _mm512_maskz_loadu_epi8(m, bytes + (ptrdiff_t)t * pitch));               \
+        }                                                                                                  \
+      } else {                                                                                             \
+        for (t = 0; t < rows; ++t) {                                                                       \
+          uint8_t* o = out + (ptrdiff_t)(oy0 + t) * g->ow + x0;                                            \
+          const uint8_t* b = bytes + (ptrdiff_t)t * pitch;                                                 \
+          for (c = 0; c < n; c += 64) {                                                                    \
+            const __mmask64 m = n - c >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - c)) - 1);            \
+            _mm512_mask_storeu_epi8(o + c, m, _mm512_maskz_loadu_epi8(m, b + c));                          \
+          }                                                                                                \
+        }                                                                                                  \
+      }                                                                                                    \
+    } else {                                                                                               \
+      /* Row by row, 16 outputs a step: lane i holds the pairs at 2 (c + i) and 2 (c + i) + 2. */         \
+      for (t = 0; t < rows; ++t) {                                                                         \
+        uint8_t* o = out + (ptrdiff_t)(oy0 + t) * g->ow + x0;                                              \
+        for (c = 0; c < n; c += 16) {                                                                      \
+          const __mmask16 m = (__mmask16)(n - c >= 16 ? 0xFFFF : (1u << (n - c)) - 1u);                    \
+          const int16_t* r0 = buf + (ptrdiff_t)2 * t * pitch + 2 * c;                                      \
+          const int16_t* r1 = r0 + pitch;                                                                  \
+          const int16_t* r2 = r1 + pitch;                                                                  \
+          __m512i acc = bias;                                                                              \
+          MAC(acc, r0, w01_0);                                                                             \
+          MAC(acc, r0 + 2, w20_0);                                                                         \
+          MAC(acc, r1, w01_1);                                                                             \
+          MAC(acc, r1 + 2, w20_1);                                                                         \
+          MAC(acc, r2, w01_2);                                                                             \
+          MAC(acc, r2 + 2, w20_2);                                                                         \
+          _mm512_mask_cvtepi32_storeu_epi8(o + c, m, mlfk_s8_requant16_avx512(acc, rq.m, rq.k, rq.n, lo, hi)); \
+        }                                                                                                  \
+      }                                                                                                    \
+    }                                                                                                      \
+  }
+
+MLFK_DW_S8_BAND512(mlfk_dw_s8_band_avx512, "avx512f,avx512bw,avx512vl", MLFK_DW_S8_MAC_BW)
+MLFK_DW_S8_BAND512(mlfk_dw_s8_band_vnni, "avx512f,avx512bw,avx512vl,avx512vnni", MLFK_DW_S8_MAC_VNNI)
+
+/* Whether job j's bands go through the AVX-512 3x3 band (its channels
+ * still each checked for the vector requantisation): 0 no, 1
+ * mlfk_dw_s8_band_avx512, 2 mlfk_dw_s8_band_vnni. */
+MLFK_FN int mlfk_dw_s8_fast3x3(int isa, const mlfk_conv_s8_geom* g, const mlfk_gemm_s8_args* a) {
+  if (isa != MLFK_ISA_AVX512 || !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl") ||
+      a->mult == NULL || g->kh != 3 || g->kw != 3 || g->dh != 1 || g->dw != 1 || g->sh != g->sw ||
+      (g->sw != 1 && g->sw != 2)) {
+    return 0;
+  }
+  return mlfk_s8_has_vnni() ? 2 : 1;
+}
+#endif
 
 /* Output rows [oy0, oy0 + rows) x columns [x0, x0 + n) of plane p. */
 MLFK_FN void mlfk_dw_s8_band(const mlfk_dw_s8_job* j, int p, int oy0, int rows, int x0, int n,
@@ -312,6 +506,16 @@ MLFK_FN void mlfk_dw_s8_band(const mlfk_dw_s8_job* j, int p, int oy0, int rows, 
   mlfk_gemm_s8_args at = *j->a;
   uint32_t bias = (uint32_t)j->a->bias[ch];
   int t;
+#if MLFK_X86
+  if (j->fast3x3 && mlfk_s8_rq_fast(j->a, ch)) {
+    if (j->fast3x3 == 2) {
+      mlfk_dw_s8_band_vnni(j, p, oy0, rows, x0, n);
+    } else {
+      mlfk_dw_s8_band_avx512(j, p, oy0, rows, x0, n);
+    }
+    return;
+  }
+#endif
   mlfk_dw_s8_copy(buf, plane, j->is_signed, iy0, rin, ix0, wp, g->h, g->w, (int16_t)j->zx);
   for (t = 0; t < taps; ++t) bias -= (uint32_t)(j->zx * wt[t]);
   at.out = (uint8_t*)j->a->out + (ptrdiff_t)(p / g->c) * g->c * g->oh * g->ow * (ptrdiff_t)(j->a->mult ? 1 : 4);
@@ -397,6 +601,11 @@ MLFK_FN void mlfk_depthwise_s8_run(int isa, const mlfk_exec* ex, int tasks, cons
   j.batch = batch;
   j.zx = zx;
   mlfk_dw_s8_band_shape(g, &j.cols, &j.rows);
+#if MLFK_X86
+  j.fast3x3 = mlfk_dw_s8_fast3x3(isa, g, &ai);
+#else
+  j.fast3x3 = 0;
+#endif
   j.g = g;
   j.a = &ai;
   j.x = x;

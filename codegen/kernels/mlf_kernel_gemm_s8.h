@@ -565,11 +565,61 @@ MLFK_FN void mlfk_s8_tile_vnni(const mlfk_gemm_s8_args* a, int r0, int rows,
   }
 }
 
+/* The requantisation of 16 accumulators of a row whose shift is negative
+ * (e = -shift, 1 <= e <= 22) and multiplier positive: mlfk_s8_store_rows'
+ * one rounding with the zero point folded in, q + zy = (acc * mult + K)
+ * >> (31 + e) with K = 2^30 + 2^(30+e) + zy * 2^(31+e), less 2^31 where
+ * the product is negative (its sign is acc's): adding zy times the divisor
+ * before the floor is adding zy after it, and |K| < 2^62 for e <= 22, so
+ * the 64-bit sum cannot overflow. In 64-bit lanes (the even and the odd
+ * accumulators apart, joined again by one permute), then the clamp to
+ * [lo, hi]. m = mult and k = K in every 64-bit lane, n = 31 + e; the
+ * result's lanes are in [lo, hi]. */
+MLFK_TARGET("avx512f")
+MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m128i n, __m512i lo, __m512i hi) {
+  const __m512i zero = _mm512_setzero_si512(), two31 = _mm512_set1_epi64((int64_t)1 << 31);
+  /* Lane 2i of the result from lane 2i of ev, lane 2i + 1 from lane 2i of od. */
+  const __m512i join = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
+  __m512i ev = _mm512_mul_epi32(acc, m), od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), m);
+  const __mmask8 nev = _mm512_cmplt_epi64_mask(ev, zero), nod = _mm512_cmplt_epi64_mask(od, zero);
+  ev = _mm512_add_epi64(ev, k);
+  od = _mm512_add_epi64(od, k);
+  ev = _mm512_mask_sub_epi64(ev, nev, ev, two31);
+  od = _mm512_mask_sub_epi64(od, nod, od, two31);
+  /* Each quotient fits its 64-bit lane's low half. */
+  ev = _mm512_sra_epi64(ev, n);
+  od = _mm512_sra_epi64(od, n);
+  acc = _mm512_permutex2var_epi32(ev, join, od);
+  return _mm512_min_epi32(_mm512_max_epi32(acc, lo), hi);
+}
+
+/* The constants of mlfk_s8_requant16_avx512 for row r (shift < 0, mult > 0). */
+typedef struct {
+  __m512i m, k;
+  __m128i n;
+} mlfk_s8_rq512;
+
+MLFK_TARGET("avx512f")
+MLFK_FN mlfk_s8_rq512 mlfk_s8_rq512_of(const mlfk_gemm_s8_args* a, int r) {
+  const int e = a->shift[r] < -31 ? 31 : -a->shift[r];
+  mlfk_s8_rq512 q;
+  q.m = _mm512_set1_epi64(a->mult[r]);
+  q.k = _mm512_set1_epi64(((int64_t)1 << 30) + ((int64_t)1 << (30 + e)) + (int64_t)a->zy * ((int64_t)1 << (31 + e)));
+  q.n = _mm_cvtsi32_si128(31 + e);
+  return q;
+}
+
+/* Whether row r takes the vector requantisation: every row the export
+ * writes for a positive scale ratio in [2^-23, 1/2) does (smaller ratios
+ * send nearly every output to the zero point; they take the scalar code). */
+MLFK_FN int mlfk_s8_rq_fast(const mlfk_gemm_s8_args* a, int r) {
+  return a->shift[r] < 0 && a->shift[r] >= -22 && a->mult[r] > 0;
+}
+
 /* mlfk_s8_store for int8/uint8 outputs with contiguous columns (ocs == 1),
- * 16 columns per step: the same fixed-point steps on vectors (64-bit
- * products of the even and the odd lanes), then a masked narrowing store.
- * A row with a left shift (shift > 0) or the multiplier INT32_MIN, and
- * any other layout, go through the scalar code. */
+ * 16 columns per step through mlfk_s8_requant16_avx512, a masked narrowing
+ * store. Other rows (a left shift, shift 0, a negative multiplier) and any
+ * other layout go through the scalar code. */
 MLFK_TARGET("avx512f")
 MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, int c0, int cols,
                                   const int32_t acc[MLFK_S8_TR][MLFK_S8_TC]) {
@@ -580,46 +630,125 @@ MLFK_FN void mlfk_s8_store_avx512(const mlfk_gemm_s8_args* a, int r0, int rows, 
   }
   for (i = 0; i < rows; ++i) {
     const int r = r0 + i;
-    const int32_t mult = a->mult[r], shift = a->shift[r];
     uint8_t* o = (uint8_t*)a->out + (ptrdiff_t)r * a->ors + c0;
-    if (shift > 0 || mult == INT32_MIN) {
+    if (!mlfk_s8_rq_fast(a, r)) {
       mlfk_s8_store(a, r, 1, c0, cols, (const int32_t(*)[MLFK_S8_TC])acc[i]);
       continue;
     }
     {
-      const int e = shift < -31 ? 31 : -shift;
-      const __m512i m = _mm512_set1_epi64(mult), zero = _mm512_setzero_si512();
-      const __m512i nudge_pos = _mm512_set1_epi64((int64_t)1 << 30);
-      const __m512i nudge_neg = _mm512_set1_epi64(1 - ((int64_t)1 << 30));
-      const __m512i round_neg = _mm512_set1_epi64(((int64_t)1 << 31) - 1);
-      const __m512i mask = _mm512_set1_epi32((int32_t)(((uint32_t)1 << e) - 1u));
-      const __m512i half = _mm512_set1_epi32((int32_t)((((uint32_t)1 << e) - 1u) >> 1));
-      const __m512i one = _mm512_set1_epi32(1);
-      const __m128i count = _mm_cvtsi32_si128(e);
-      const __m512i qmin = _mm512_set1_epi32(INT32_MIN + 255), qmax = _mm512_set1_epi32(INT32_MAX - 255);
-      const __m512i zy = _mm512_set1_epi32(a->zy), lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+      const mlfk_s8_rq512 q = mlfk_s8_rq512_of(a, r);
+      const __m512i lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
       for (j = 0; j < cols; j += 16) {
         const __mmask16 k = (__mmask16)(cols - j >= 16 ? 0xFFFF : (1u << (cols - j)) - 1u);
         const __m512i v = _mm512_maskz_loadu_epi32(k, acc[i] + j);
-        __m512i ev = _mm512_mul_epi32(v, m), od = _mm512_mul_epi32(_mm512_srli_epi64(v, 32), m);
-        __m512i x, rem, thr;
-        /* Rounding doubling high multiply: + nudge, then / 2^31 toward 0. */
-        ev = _mm512_add_epi64(ev, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(ev, zero), nudge_pos, nudge_neg));
-        od = _mm512_add_epi64(od, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(od, zero), nudge_pos, nudge_neg));
-        ev = _mm512_mask_add_epi64(ev, _mm512_cmplt_epi64_mask(ev, zero), ev, round_neg);
-        od = _mm512_mask_add_epi64(od, _mm512_cmplt_epi64_mask(od, zero), od, round_neg);
-        ev = _mm512_srai_epi64(ev, 31);
-        od = _mm512_srai_epi64(od, 31);
-        x = _mm512_mask_blend_epi32((__mmask16)0xAAAA, ev, _mm512_slli_epi64(od, 32));
-        /* Rounding right shift by e, ties away from zero. */
-        rem = _mm512_and_si512(x, mask);
-        thr = _mm512_mask_add_epi32(half, _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512()), half, one);
-        x = _mm512_sra_epi32(x, count);
-        x = _mm512_mask_add_epi32(x, _mm512_cmpgt_epi32_mask(rem, thr), x, one);
-        x = _mm512_min_epi32(_mm512_max_epi32(x, qmin), qmax);
-        x = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(x, zy), lo), hi);
-        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, x);
+        _mm512_mask_cvtepi32_storeu_epi8(o + j, k, mlfk_s8_requant16_avx512(v, q.m, q.k, q.n, lo, hi));
       }
+    }
+  }
+}
+
+/* acc += x . (the 4 weights at p broadcast), vpdpbusd with its broadcast
+ * memory operand, the accumulator updated in place. Written out because
+ * GCC 12 gives _mm512_dpbusd_epi32 an accumulator it copies before and
+ * after each use: two register moves per multiply in the 8-row tile. */
+typedef int32_t mlfk_s8_word __attribute__((may_alias, aligned(1)));
+#define MLFK_S8_DPBUSD_B(acc, x, p) \
+  __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(x), "m"(*(const mlfk_s8_word*)(p)))
+
+/* Rows of the VNNI tile that stores bytes (mlfk_s8_tile_vnni_out). */
+#define MLFK_S8_VR 8
+
+/* The VNNI tile and its requantisation in one: 8 rows x 32 columns at a
+ * time over columns [0, n) of x (column c of x is output column c0 + c),
+ * the rows' requantisation constants made once for all of them. The sums
+ * stay in sixteen named registers (an array of vectors indexed in a loop,
+ * GCC kept in memory) and leave as output bytes (rows r0.., a layout with
+ * ocs == 1 whose rows all take the vector requantisation; the caller
+ * checks, mlfk_s8_fused_ok). Rows past `rows` repeat the last row's sums
+ * and are not stored. The same bits as mlfk_s8_tile_vnni + mlfk_s8_store. */
+MLFK_TARGET("avx512f,avx512bw,avx512vnni")
+MLFK_FN void mlfk_s8_tile_vnni_out(const mlfk_gemm_s8_args* a, int r0, int rows, const uint8_t* MLFK_RESTRICT x,
+                                   int ldx, int c0, int n) {
+  const int kqn = (a->k + 3) / 4, kfull = a->k / 4;
+  const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
+  const __m512i lo = _mm512_set1_epi32(a->lo), hi = _mm512_set1_epi32(a->hi);
+  mlfk_s8_rq512 q[MLFK_S8_VR];
+  int i, c, kq;
+  for (i = 0; i < rows; ++i) q[i] = mlfk_s8_rq512_of(a, r0 + i);
+#define MLFK_S8_VROW(i) (r0 + ((i) < rows ? (i) : rows - 1))
+#define MLFK_S8_VW(i) const int8_t* w##i = a->w + (ptrdiff_t)MLFK_S8_VROW(i) * a->ldw;
+#define MLFK_S8_VDECL(i) __m512i s##i##0 = _mm512_set1_epi32(a->bias[MLFK_S8_VROW(i)]), s##i##1 = s##i##0;
+#define MLFK_S8_VSTEP(i)                                                   \
+  MLFK_S8_DPBUSD_B(s##i##0, x0, w##i + kq * 4);                            \
+  MLFK_S8_DPBUSD_B(s##i##1, x1, w##i + kq * 4);
+#define MLFK_S8_VLAST(i)                                                   \
+  {                                                                        \
+    const __m512i wv_ = _mm512_set1_epi32((int32_t)mlfk_s8_wquad(w##i, a->k, kfull)); \
+    s##i##0 = _mm512_dpbusd_epi32(s##i##0, x0, wv_);                      \
+    s##i##1 = _mm512_dpbusd_epi32(s##i##1, x1, wv_);                      \
+  }
+#define MLFK_S8_VOUT(i)                                                    \
+  if ((i) < rows) {                                                        \
+    uint8_t* o_ = (uint8_t*)a->out + (ptrdiff_t)(r0 + (i)) * a->ors + c0 + c; \
+    _mm512_mask_cvtepi32_storeu_epi8(o_, m0, mlfk_s8_requant16_avx512(s##i##0, q[i].m, q[i].k, q[i].n, lo, hi)); \
+    if (m1) {                                                              \
+      _mm512_mask_cvtepi32_storeu_epi8(o_ + 16, m1,                        \
+                                       mlfk_s8_requant16_avx512(s##i##1, q[i].m, q[i].k, q[i].n, lo, hi)); \
+    }                                                                      \
+  }
+  MLFK_ROWS8(MLFK_S8_VW)
+  for (c = 0; c < n; c += 32) {
+    const int cols = n - c;
+    const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xFFFF : (1u << cols) - 1u);
+    const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xFFFF : (cols > 16 ? (1u << (cols - 16)) - 1u : 0u));
+    const uint8_t* xq = x + (ptrdiff_t)c * 4;
+    MLFK_ROWS8(MLFK_S8_VDECL)
+    for (kq = 0; kq < kfull; ++kq, xq += xs) {
+      const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
+      const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
+      MLFK_ROWS8(MLFK_S8_VSTEP)
+    }
+    if (kqn > kfull) {
+      const __m512i x0 = _mm512_maskz_loadu_epi32(m0, xq);
+      const __m512i x1 = _mm512_maskz_loadu_epi32(m1, xq + 64);
+      MLFK_ROWS8(MLFK_S8_VLAST)
+    }
+    MLFK_ROWS8(MLFK_S8_VOUT)
+  }
+#undef MLFK_S8_VROW
+#undef MLFK_S8_VW
+#undef MLFK_S8_VDECL
+#undef MLFK_S8_VSTEP
+#undef MLFK_S8_VLAST
+#undef MLFK_S8_VOUT
+}
+
+/* One column (a Gemm of one activation row, as a classifier's last layer):
+ * each output row's dot product with x along k, 64 bytes per vpdpbusd
+ * (instead of a 32-column tile with one useful column), four rows at a
+ * time, the 16 partial sums added in wrapping int32 (any order gives the
+ * same bits), then the scalar store. x is the column's ceil(k / 4) quads,
+ * contiguous (ldx == 1), 0 beyond k. */
+MLFK_TARGET("avx512f,avx512bw,avx512vnni")
+MLFK_FN void mlfk_s8_gemv_vnni(const mlfk_gemm_s8_args* a, const uint8_t* MLFK_RESTRICT x, int c0) {
+  const int k = a->k;
+  int r, i, kk;
+  for (r = 0; r < a->m; r += 4) {
+    const int rows = a->m - r < 4 ? a->m - r : 4;
+    __m512i s[4];
+    int32_t acc[4];
+    for (i = 0; i < 4; ++i) s[i] = _mm512_setzero_si512();
+    for (kk = 0; kk < k; kk += 64) {
+      const __mmask64 m = k - kk >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (k - kk)) - 1);
+      const __m512i xv = _mm512_maskz_loadu_epi8(m, x + kk);
+      for (i = 0; i < 4; ++i) {
+        const int8_t* w = a->w + (ptrdiff_t)(r + (i < rows ? i : rows - 1)) * a->ldw + kk;
+        s[i] = _mm512_dpbusd_epi32(s[i], xv, _mm512_maskz_loadu_epi8(m, w));
+      }
+    }
+    for (i = 0; i < rows; ++i) {
+      acc[i] = (int32_t)((uint32_t)a->bias[r + i] + (uint32_t)_mm512_reduce_add_epi32(s[i]));
+      mlfk_s8_store_row(a, r + i, c0, 1, acc + i);
     }
   }
 }
@@ -657,11 +786,50 @@ MLFK_FN void mlfk_s8_tile(int isa, const mlfk_gemm_s8_args* a, int r0, int rows,
   mlfk_s8_tile_portable(a, r0, rows, x, ldx, cols, acc);
 }
 
+#if MLFK_X86
+/* Whether mlfk_s8_tile_vnni_out stores this operator's outputs: bytes with
+ * contiguous columns, every row with the vector requantisation. */
+MLFK_FN int mlfk_s8_fused_ok(const mlfk_gemm_s8_args* a) {
+  int r;
+  if (a->mult == NULL || a->ocs != 1) return 0;
+  for (r = 0; r < a->m; ++r) {
+    if (!mlfk_s8_rq_fast(a, r)) return 0;
+  }
+  return 1;
+}
+#endif
+
 /* Columns [c0, c0 + n) of the output from their packed quads x (ldx
  * columns per quad row, x's column 0 being output column c0). */
 MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8_t* x, int ldx, int c0, int n) {
   int32_t acc[MLFK_S8_TR][MLFK_S8_TC];
   int r, c;
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && n == 1 && ldx == 1 && mlfk_s8_has_vnni()) {
+    mlfk_s8_gemv_vnni(a, x, c0);
+    return;
+  }
+  if (isa == MLFK_ISA_AVX512 && mlfk_s8_has_vnni() && mlfk_s8_fused_ok(a)) {
+    /* Rows outer (each group's constants made once, its weights kept in
+     * L1) while the block's quads fit in 32 KiB: the expansions of
+     * MobileNetV2, k <= 128; else columns outer, so that the quads of 32
+     * columns stay in L1 while the weights stream by. */
+    if ((size_t)((a->k + 3) / 4) * 4 * (size_t)n <= 32768) {
+      for (r = 0; r < a->m; r += MLFK_S8_VR) {
+        mlfk_s8_tile_vnni_out(a, r, a->m - r < MLFK_S8_VR ? a->m - r : MLFK_S8_VR, x, ldx, c0, n);
+      }
+      return;
+    }
+    for (c = 0; c < n; c += MLFK_S8_TC) {
+      const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
+      for (r = 0; r < a->m; r += MLFK_S8_VR) {
+        mlfk_s8_tile_vnni_out(a, r, a->m - r < MLFK_S8_VR ? a->m - r : MLFK_S8_VR, x + (ptrdiff_t)c * 4, ldx,
+                              c0 + c, cols);
+      }
+    }
+    return;
+  }
+#endif
   for (c = 0; c < n; c += MLFK_S8_TC) {
     const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
     for (r = 0; r < a->m; r += MLFK_S8_TR) {
@@ -755,12 +923,140 @@ MLFK_FN size_t mlfk_conv_s8_scratch(const mlfk_conv_s8_geom* g) {
   return (size_t)chunk * (size_t)((g->c * g->kh * g->kw + 3) / 4) * 4;
 }
 
-/* The quads of output pixels [p0, p0 + n) of one image x (c planes). */
-MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int is_signed, uint8_t pad, int p0,
-                            int n, uint8_t* MLFK_RESTRICT x) {
+#if MLFK_X86
+/* Four runs of n bytes (c0..c3) interleaved into n quads at d, each byte
+ * xor flip, 64 quads a step: bytes then 16-bit pairs unpacked within
+ * 128-bit lanes, then the lanes put in order by two rounds of 128-bit
+ * shuffles; the tail by masked loads and stores. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_interleave4_avx512(const uint8_t* c0, const uint8_t* c1, const uint8_t* c2, const uint8_t* c3,
+                                        int n, uint8_t flip, uint8_t* MLFK_RESTRICT d) {
+  const __m512i f = _mm512_set1_epi8((char)flip);
+  int i, j;
+  for (i = 0; i < n; i += 64) {
+    const int left = n - i;
+    const __mmask64 m = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+    const __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c0 + i), f);
+    const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c1 + i), f);
+    const __m512i c = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c2 + i), f);
+    const __m512i e = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, c3 + i), f);
+    const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
+    const __m512i ce0 = _mm512_unpacklo_epi8(c, e), ce1 = _mm512_unpackhi_epi8(c, e);
+    /* Lane L of q0..q3: the quads of pixels 16L..16L+3, +4..7, +8..11, +12..15. */
+    const __m512i q0 = _mm512_unpacklo_epi16(ab0, ce0), q1 = _mm512_unpackhi_epi16(ab0, ce0);
+    const __m512i q2 = _mm512_unpacklo_epi16(ab1, ce1), q3 = _mm512_unpackhi_epi16(ab1, ce1);
+    const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q0, q1, 0xEE);
+    const __m512i t2 = _mm512_shuffle_i32x4(q2, q3, 0x44), t3 = _mm512_shuffle_i32x4(q2, q3, 0xEE);
+    __m512i o[4];
+    o[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
+    o[1] = _mm512_shuffle_i32x4(t0, t2, 0xDD);
+    o[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
+    o[3] = _mm512_shuffle_i32x4(t1, t3, 0xDD);
+    for (j = 0; j < 4; ++j) {
+      const int bytes = 4 * left - 64 * j;
+      if (bytes <= 0) break;
+      _mm512_mask_storeu_epi8(d + 4 * i + 64 * j, bytes >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << bytes) - 1), o[j]);
+    }
+  }
+}
+#endif
+
+#if MLFK_X86
+/* n bytes of value v at d by masked stores. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_fill_avx512(uint8_t* d, int n, uint8_t v) {
+  const __m512i b = _mm512_set1_epi8((char)v);
+  int c;
+  for (c = 0; c < n; c += 64) {
+    _mm512_mask_storeu_epi8(d + c, n - c >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - c)) - 1), b);
+  }
+}
+
+/* Tap kk's bytes of output pixels (oy, ox..ox + run - 1) into out, as the
+ * generic im2col writes them (0 past k, pad outside the image, x ^ flip
+ * inside): the columns inside found once, then copied 64 a step at
+ * stride 1, 32 a step at stride 2 (the even bytes of 64, by the word to
+ * byte narrowing), one by one at other strides. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_tap_run_avx512(const mlfk_conv_s8_geom* g, const uint8_t* img, uint8_t flip, uint8_t pad,
+                                    int kk, int k, int oy, int ox, int run, uint8_t* MLFK_RESTRICT out) {
+  const __m512i f = _mm512_set1_epi8((char)flip);
+  int ci, t, iy, ix0, jlo, jhi, j;
+  const uint8_t* src;
+  if (kk >= k) {
+    mlfk_s8_fill_avx512(out, run, 0);
+    return;
+  }
+  ci = kk / (g->kh * g->kw);
+  t = kk % (g->kh * g->kw);
+  iy = oy * g->sh + (t / g->kw) * g->dh - g->ph;
+  ix0 = ox * g->sw + (t % g->kw) * g->dw - g->pw;
+  if (iy < 0 || iy >= g->h) {
+    mlfk_s8_fill_avx512(out, run, pad);
+    return;
+  }
+  /* Output j reads column ix0 + j * sw: inside for jlo <= j < jhi. */
+  jlo = ix0 < 0 ? (-ix0 + g->sw - 1) / g->sw : 0;
+  jlo = jlo < run ? jlo : run;
+  jhi = ix0 < g->w ? (g->w - ix0 + g->sw - 1) / g->sw : 0;
+  jhi = jhi < run ? jhi : run;
+  jhi = jhi > jlo ? jhi : jlo;
+  mlfk_s8_fill_avx512(out, jlo, pad);
+  mlfk_s8_fill_avx512(out + jhi, run - jhi, pad);
+  src = img + ((ptrdiff_t)ci * g->h + iy) * g->w + ix0 + (ptrdiff_t)jlo * g->sw;
+  if (g->sw == 1) {
+    for (j = jlo; j < jhi; j += 64) {
+      const __mmask64 m = jhi - j >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (jhi - j)) - 1);
+      _mm512_mask_storeu_epi8(out + j, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + (j - jlo)), f));
+    }
+  } else if (g->sw == 2) {
+    for (j = jlo; j < jhi; j += 32) {
+      const int cnt = jhi - j < 32 ? jhi - j : 32;
+      /* 2 cnt - 1 bytes: the last pair's odd byte may lie past the row. */
+      const __mmask64 m = cnt == 32 ? (~(__mmask64)0 >> 1) : (((__mmask64)1 << (2 * cnt - 1)) - 1);
+      const __m256i even = _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi8(m, src + 2 * (j - jlo)));
+      _mm512_mask_storeu_epi8(out + j, ((__mmask64)1 << cnt) - 1,
+                              _mm512_xor_si512(_mm512_castsi256_si512(even), f));
+    }
+  } else {
+    for (j = jlo; j < jhi; ++j) out[j] = (uint8_t)(src[(ptrdiff_t)(j - jlo) * g->sw] ^ flip);
+  }
+}
+
+/* The generic im2col from quad kq0 on: per quad and output row (in pieces
+ * of up to 256 columns), its four taps' runs, then interleaved. */
+MLFK_TARGET("avx512f,avx512bw")
+MLFK_FN void mlfk_s8_im2col_avx512(const mlfk_conv_s8_geom* g, const uint8_t* img, uint8_t flip, uint8_t pad,
+                                   int kq0, int p0, int n, uint8_t* MLFK_RESTRICT x) {
+  const int k = g->c * g->kh * g->kw, kqn = (k + 3) / 4;
+  uint8_t t[4][256];
+  int kq, i, j;
+  for (kq = kq0; kq < kqn; ++kq) {
+    int oy = p0 / g->ow, ox = p0 % g->ow;
+    for (i = 0; i < n;) {
+      int run = g->ow - ox < n - i ? g->ow - ox : n - i;
+      run = run < 256 ? run : 256;
+      for (j = 0; j < 4; ++j) mlfk_s8_tap_run_avx512(g, img, flip, pad, kq * 4 + j, k, oy, ox, run, t[j]);
+      mlfk_s8_interleave4_avx512(t[0], t[1], t[2], t[3], run, 0, x + ((ptrdiff_t)kq * n + i) * 4);
+      i += run;
+      ox += run;
+      if (ox == g->ow) {
+        ox = 0;
+        ++oy;
+      }
+    }
+  }
+}
+#endif
+
+/* The quads of output pixels [p0, p0 + n) of one image x (c planes),
+ * variant isa (the same bytes in each). */
+MLFK_FN void mlfk_s8_im2col(int isa, const mlfk_conv_s8_geom* g, const uint8_t* img, int is_signed, uint8_t pad,
+                            int p0, int n, uint8_t* MLFK_RESTRICT x) {
   const int k = g->c * g->kh * g->kw, kqn = (k + 3) / 4;
   const uint8_t flip = is_signed ? 0x80 : 0x00;
   int kk = 0, i;
+  (void)isa;
   if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0 && g->oh == g->h &&
       g->ow == g->w) {
     /* 1x1, stride 1, unpadded (pointwise): pixel p of every plane is
@@ -774,6 +1070,12 @@ MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int 
       const uint8_t* c2 = c1 + hw;
       const uint8_t* c3 = c2 + hw;
       uint8_t* d = x + (ptrdiff_t)(kk >> 2) * n * 4;
+#if MLFK_X86
+      if (isa == MLFK_ISA_AVX512 && __builtin_cpu_supports("avx512bw")) {
+        mlfk_s8_interleave4_avx512(c0, c1, c2, c3, n, flip, d);
+        continue;
+      }
+#endif
       for (i = 0; i < n; ++i) {
         d[i * 4] = (uint8_t)(c0[i] ^ flip);
         d[i * 4 + 1] = (uint8_t)(c1[i] ^ flip);
@@ -782,6 +1084,12 @@ MLFK_FN void mlfk_s8_im2col(const mlfk_conv_s8_geom* g, const uint8_t* img, int 
       }
     }
   }
+#if MLFK_X86
+  if (isa == MLFK_ISA_AVX512 && __builtin_cpu_supports("avx512bw")) {
+    mlfk_s8_im2col_avx512(g, img, flip, pad, kk / 4, p0, n, x);
+    return;
+  }
+#endif
   for (; kk < kqn * 4; ++kk) {
     uint8_t* dst = x + (ptrdiff_t)(kk >> 2) * n * 4 + (kk & 3);
     if (kk >= k) {
@@ -835,7 +1143,7 @@ MLFK_FN void mlfk_conv_s8_task(void* arg, int32_t task) {
   mlfk_split(pixels, j->tasks, (int)task, &b, &e);
   for (p = b; p < e; p += chunk) {
     const int n = e - p < chunk ? e - p : chunk;
-    mlfk_s8_im2col(j->g, j->img, j->is_signed, j->pad, p, n, x);
+    mlfk_s8_im2col(j->isa, j->g, j->img, j->is_signed, j->pad, p, n, x);
     mlfk_gemm_s8_block(j->isa, j->a, x, n, p, n);
   }
 }

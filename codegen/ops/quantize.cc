@@ -191,11 +191,25 @@ Status QuantizeEmit(const EmitContext& ctx, std::string* body) {
     VoidUnusedParams(ctx, body);
     return Status::Ok();
   }
-  const quant::QRange range = quant::RangeOf(p.out);
-  EmitLinearLoops(ctx, p, "int32_t", [&](const std::string& k) {
-    return quant::EmitQuantizeFloat("        ", "out0[" + k + "]", CType(p.out), "in0[" + k + "]", "s", "zp",
-                                    range);
-  }, body);
+  // Each channel's run of `inner` values through the kernel family
+  // quantize_f32 (the same bytes as EmitQuantizeFloat, vectorised on x86).
+  ctx.UseKernel("quantize_f32");
+  const std::string call = "mlfk_quantize_f32_exec(" + std::string(EmitContext::kExec) + ", in0 + base, " +
+                           Num(p.inner) + ", s, zp, " + (p.out == DType::kInt8 ? "1" : "0") + ", out0 + base);\n";
+  if (p.outer == 1 && p.channels == 1) {
+    *body += "  const float s = in1[0];\n";
+    *body += std::string("  const int32_t zp = ") + (p.has_zero_point ? "in2[0]" : "0") + ";\n";
+    *body += "  const size_t base = 0;\n  " + call;
+    VoidUnusedParams(ctx, body);
+    return Status::Ok();
+  }
+  *body += "  for (size_t o = 0; o < " + Num(p.outer) + "; ++o) {\n";
+  *body += "    for (size_t c = 0; c < " + Num(p.channels) + "; ++c) {\n";
+  *body += "      const float s = in1[c];\n";
+  *body += std::string("      const int32_t zp = ") + (p.has_zero_point ? "in2[c]" : "0") + ";\n";
+  *body += "      const size_t base = (o * " + Num(p.channels) + " + c) * " + Num(p.inner) + ";\n";
+  *body += "      " + call + "    }\n  }\n";
+  VoidUnusedParams(ctx, body);
   return Status::Ok();
 }
 

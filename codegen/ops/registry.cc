@@ -25,6 +25,7 @@ const std::vector<OpDef>& Table() {
     RegisterResizeOps(t);
     RegisterQuantizeOps(t);
     RegisterQLinearOps(t);
+    RegisterQLinearAddOps(t);
     RegisterMathOps(t);
     RegisterCompareOps(t);
     RegisterArithOps(t);

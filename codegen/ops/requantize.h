@@ -170,6 +170,45 @@ inline int64_t RequantizeFixed(int32_t acc, FixedMultiplier f, int64_t zero_poin
   return std::max(range.min, std::min(range.max, q));
 }
 
+// The integer rule of a quantized addition (QLinearAdd, what the lowering
+// makes of DQ(a) + DQ(b) -> Q): with the real ratios fa = a_scale / y_scale
+// and fb = b_scale / y_scale (double), both are turned into integers of one
+// common scale 2^-shift, ma = round(fa * 2^shift), mb = round(fb * 2^shift),
+// shift the largest in [0, 30] that keeps both at most 2^21, and
+//   y = saturate(((ma * da + mb * db + 2^(shift - 1)) >> shift) + y_zero_point)
+// for the zero-point-adjusted inputs da, db (|da|, |db| <= 255), the shift
+// arithmetic (a floor: ties round up). Every term fits in int32:
+// 2 * 255 * 2^21 + 2^29 < 2^31. One 32-bit multiply-add per input instead of
+// TFLite's three fixed-point multiplications, and closer to the real result:
+// ma and mb are each within 1/2 of their real value times 2^shift, so the
+// sum is within 255 * 2^-shift of a step of the real one before the one
+// rounding: below fmax / 4096 for the larger ratio fmax (2^(shift+1) * fmax
+// exceeds 2^21 unless shift is 30), and at most 0.032 since shift >= 13
+// (fmax <= 256). None when fmax is larger (an input step worth more than
+// 256 output steps: the lowering keeps the float operators) or either ratio
+// is not finite and positive.
+struct AddRule {
+  int32_t ma = 0, mb = 0;
+  int32_t shift = 0;
+};
+inline bool MakeAddRule(float a_scale, float b_scale, float y_scale, AddRule* rule) {
+  const double fa = static_cast<double>(a_scale) / y_scale, fb = static_cast<double>(b_scale) / y_scale;
+  if (!(fa > 0) || !(fb > 0) || !std::isfinite(fa) || !std::isfinite(fb)) return false;
+  const double fmax = std::max(fa, fb), limit = 2097152.0;  // 2^21
+  if (fmax > 256.0) return false;
+  int shift = 0;
+  while (shift < 30 && std::llround(std::ldexp(fmax, shift + 1)) <= static_cast<long long>(limit)) ++shift;
+  rule->ma = static_cast<int32_t>(std::llround(std::ldexp(fa, shift)));
+  rule->mb = static_cast<int32_t>(std::llround(std::ldexp(fb, shift)));
+  rule->shift = shift;
+  return true;
+}
+// The sum before the zero point, da and db zero-point-adjusted inputs.
+inline int32_t AddFixed(int32_t da, int32_t db, AddRule r) {
+  const int32_t half = r.shift > 0 ? int32_t{1} << (r.shift - 1) : 0;
+  return (r.ma * da + r.mb * db + half) >> r.shift;
+}
+
 // Node attributes of QLinearConv / QLinearMatMul / ConvInteger set by the
 // lowering pass (codegen/passes/qdq_lowering.h); models may not carry
 // mlf.* attributes, so an ONNX node keeps the rules above.

@@ -326,6 +326,40 @@ Result<bool> LowerGemm(Graph& g, size_t at) {
   return true;
 }
 
+// DQ(a) + DQ(b) [-> Relu | Clip] -> Q, a and b of one shape, per-tensor
+// constant parameters: one QLinearAdd (a residual connection in integers).
+Result<bool> LowerAdd(Graph& g, size_t at) {
+  const Node& n = g.nodes[at];
+  if (n.outputs.size() != 1 || n.inputs.size() != 2) return false;
+  std::optional<QParams> a = ActivationOf(g, n.inputs[0]);
+  std::optional<QParams> b = ActivationOf(g, n.inputs[1]);
+  if (!a || !b || g.value(a->data).shape != g.value(b->data).shape ||
+      g.value(a->data).shape != g.value(n.outputs[0]).shape) {
+    return false;
+  }
+  std::optional<Tail> tail = TailOf(g, n.outputs[0]);
+  quant::AddRule rule;
+  if (!tail || !quant::MakeAddRule(a->scale_at(0), b->scale_at(0), tail->q.scale_at(0), &rule)) return false;
+  Node q;
+  q.name = n.name;
+  q.op = "QLinearAdd";
+  q.inputs = {a->data, a->scale, ZeroPointValue(g, *a, n.name + ".a"), b->data, b->scale,
+              ZeroPointValue(g, *b, n.name + ".b"), tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")};
+  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
+  q.attrs[quant::kFixedPointAttr] = int64_t{1};
+  const quant::QRange full = quant::RangeOf(tail->q.dtype);
+  if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
+    q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
+  }
+  std::vector<std::string> fused = {"Add"};
+  if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
+  fused.push_back("QuantizeLinear");
+  q.attrs["mlf.fused_ops"] = fused;
+  MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
+  Replace(g, at, {std::move(q)}, *tail);
+  return true;
+}
+
 bool IsGridOp(const std::string& op) {
   return op == "MaxPool" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" ||
          op == "Unsqueeze";
@@ -381,6 +415,9 @@ Result<QdqLoweringReport> LowerQdq(Graph& g) {
       } else if (op == "Gemm" || op == "MatMul") {
         MLF_ASSIGN_OR_RETURN(changed, LowerGemm(g, i));
         report.gemms += changed ? 1 : 0;
+      } else if (op == "Add") {
+        MLF_ASSIGN_OR_RETURN(changed, LowerAdd(g, i));
+        report.adds += changed ? 1 : 0;
       } else if (IsGridOp(op)) {
         MLF_ASSIGN_OR_RETURN(changed, CancelAround(g, i));
         report.cancelled += changed ? 1 : 0;

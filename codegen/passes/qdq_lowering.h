@@ -16,6 +16,11 @@
 //     shape [N]) or MatMul (2-D x, 2-D w): a 1x1 QLinearConv on x reshaped
 //     to [M, K, 1, 1] (the weight re-laid out once, here, as [N, K, 1, 1])
 //     and the result reshaped back;
+//   - DQ(a) + DQ(b) [-> Relu | Clip] -> Q, a and b of one shape and the
+//     ratios of the scales at most 256 (codegen/ops/requantize.h AddRule):
+//     one QLinearAdd, integer in and out (a residual connection keeps its
+//     activations int8 instead of two float dequantizations, a float Add
+//     and a quantization);
 //   - DQ(a) -> MaxPool | Reshape | Flatten | Transpose | Squeeze | Unsqueeze
 //     -> Q with the DQ's own scale, zero point and dtype: the operator
 //     runs on a's integers (they map grid values to grid values, so
@@ -40,6 +45,7 @@ namespace mlf::passes {
 struct QdqLoweringReport {
   int convs = 0;       // Conv -> QLinearConv
   int gemms = 0;       // Gemm / MatMul -> 1x1 QLinearConv
+  int adds = 0;        // Add -> QLinearAdd
   int cancelled = 0;   // Q/DQ pairs around a grid-preserving operator
   int marked = 0;      // model QLinear nodes given the fixed-point rule
 };

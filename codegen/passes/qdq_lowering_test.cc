@@ -234,6 +234,54 @@ TEST(QdqLowering, GemmBecomesA1x1QLinearConvBetweenReshapes) {
   }
 }
 
+// A residual connection: DQ(a) + DQ(b) [-> Relu] -> Q of mixed dtypes.
+TEST(QdqLowering, ResidualAddBecomesOneQLinearAdd) {
+  for (bool relu : {false, true}) {
+    Builder b;
+    const int a = b.Input("a", DType::kUInt8, {1, 4, 5, 5});
+    const int c = b.Input("c", DType::kInt8, {1, 4, 5, 5});
+    int y = b.Node("Add", {b.Dq(a, 0.031, 131), b.Dq(c, 0.047, -7)});
+    if (relu) y = b.Node("Relu", {y});
+    b.g.outputs = {b.Dq(b.Q(y, 0.052, 125, DType::kUInt8), 0.052, 125)};
+    const ir::Graph original = b.g;
+    auto r = LowerQdq(b.g);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->adds, 1);
+    EliminateDeadCode(b.g);
+    EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"QLinearAdd", "DequantizeLinear"}));
+    const ir::Node& q = b.g.nodes[0];
+    EXPECT_EQ(b.g.value(q.inputs[0]).name, "a");
+    EXPECT_EQ(b.g.value(q.inputs[3]).name, "c");
+    EXPECT_EQ(q.HasAttr(ops::quant::kClampAttr), relu);
+    EXPECT_TRUE(b.g.Validate().ok());
+    // Against the float graph: within one step (ties), nearly all equal.
+    const HostTensor in_a = Tensor(DType::kUInt8, {1, 4, 5, 5}, Ints(100, 0, 255, 4));
+    const HostTensor in_c = Tensor(DType::kInt8, {1, 4, 5, 5}, Ints(100, -128, 127, 8));
+    const HostTensor want = RunGraph(original, {in_a, in_c}), got = RunGraph(b.g, {in_a, in_c});
+    ASSERT_EQ(got.element_count(), 100u);
+    uint64_t equal = 0;
+    for (uint64_t i = 0; i < got.element_count(); ++i) {
+      const double d = std::fabs(got.GetDouble(i) - want.GetDouble(i)) / 0.052;
+      EXPECT_LE(d, 1.0 + 1e-4) << "element " << i;
+      if (d < 1e-4) ++equal;
+    }
+    EXPECT_GE(equal, 95u);
+  }
+}
+
+TEST(QdqLowering, AddThatBroadcastsOrHasFarApartScalesStaysFloat) {
+  Builder b;
+  const int a = b.Input("a", DType::kUInt8, {1, 4, 5, 5});
+  const int c = b.Input("c", DType::kUInt8, {1, 4, 1, 1});
+  const int y = b.Node("Add", {b.Dq(a, 0.03, 128), b.Dq(c, 0.03, 128)});
+  const int e = b.Input("e", DType::kUInt8, {1, 4, 5, 5});
+  const int z = b.Node("Add", {b.Dq(a, 1.0, 128), b.Dq(e, 0.001, 128)});  // a step of a is 1000 of z
+  b.g.outputs = {b.Q(y, 0.05, 128, DType::kUInt8), b.Q(z, 0.001, 128, DType::kUInt8)};
+  auto r = LowerQdq(b.g);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->adds, 0);
+}
+
 TEST(QdqLowering, QuantizePairAroundMaxPoolCancels) {
   Builder b;
   const int x = b.Input("x", DType::kInt8, {1, 2, 4, 4});
