@@ -222,10 +222,12 @@ MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_sha
   const int by_pixels = pixels / MLFK_CONV_MIN_TASK_PIXELS;
   const int pixel_tasks = mlfk_exec_tasks(ex, by_pixels < s->chunk ? by_pixels : s->chunk);
   /* Cut by pixels where each task's part of every output row starts a
-   * cache line, or is long enough for the lines shared at its ends to
-   * matter little (MLFK_LINE_FLOATS); otherwise by rows (below). */
+   * cache line (MLFK_LINE_FLOATS), or where the lines shared at its ends
+   * cost less than the columns crossing between the cores would
+   * (mlfk_gemm_f32_columns_pay); otherwise by rows (below). */
   const int clean = mlfk_line_aligned(y) && (size_t)pixels % MLFK_LINE_FLOATS == 0;
-  const int tasks = clean || pixels / pixel_tasks >= MLFK_LINE_CUT_MIN ? pixel_tasks : 1;
+  const int tasks =
+      clean || mlfk_gemm_f32_columns_pay(s->m, pixels, k, pixel_tasks) ? pixel_tasks : 1;
   int n, p0;
   for (n = 0; n < s->n; ++n) {
     const float* xn = x + n * in_image;

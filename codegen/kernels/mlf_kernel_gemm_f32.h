@@ -426,6 +426,19 @@ MLFK_FN int mlfk_gemm_f32_panel_cut(int m, int n, int k, int tasks) {
          n <= MLFK_GEMM_PANEL_CUT_N * tasks;
 }
 
+/* Whether `tasks` tasks should cut C (m x n, a sum over k) by columns
+ * although its rows do not span whole cache lines, so that two lines per
+ * row are written by two tasks: when the parts are long enough for those
+ * to matter little (MLFK_LINE_CUT_MIN), or when C has few rows for B's
+ * size. Cut by panels instead, each task reads all of B, half of it
+ * written by the other core. Measured on MobileNetV2 (kernels README,
+ * "Figures"), a line written by both cost about 8 lines read from the other
+ * core: its 14x14 projections (K 192-576 to M 64-96) ran faster cut by
+ * columns, its 7x7 ones (960 to 160) and every expansion by panels. */
+MLFK_FN int mlfk_gemm_f32_columns_pay(int m, int n, int k, int tasks) {
+  return n / tasks >= MLFK_LINE_CUT_MIN || 256.0 * m * tasks < (double)k * n;
+}
+
 typedef struct {
   int isa, m, n, k, tm, tn, by_columns;
   const float* a;
@@ -464,19 +477,12 @@ MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const 
   const int um = panels > 0 ? panels : 1;
   const int tasks = mlfk_exec_tasks(ex, um);
   /* Columns where every task's part of every row of C starts a cache line
-   * (C starts one and its rows span whole lines), where the parts are long
-   * enough for the lines they share to matter little, or where C has few
-   * rows for B's size: cut by panels, each task reads all of B, half of it
-   * from the other core; cut by columns, two lines per row of C are written
-   * by both. Measured on MobileNetV2 (kernels README, "Figures"), a line
-   * written by both cost about 8 lines read from the other core: its
-   * 14x14 projections (K 192-576 to M 64-96) are faster cut by columns,
-   * its 7x7 ones (960 to 160) and every expansion by panels. */
+   * (C starts one and its rows span whole lines), or where the lines they
+   * share cost less than panels would (mlfk_gemm_f32_columns_pay). */
   const int clean_columns = mlfk_line_aligned(c) && ldc % MLFK_LINE_FLOATS == 0;
   const int column_tasks = mlfk_exec_tasks(ex, n / MLFK_GEMM_MIN_TASK_COLUMNS);
   const int by_columns =
-      column_tasks > 1 && (clean_columns || n / column_tasks >= MLFK_LINE_CUT_MIN ||
-                           256.0 * m * column_tasks < (double)k * n);
+      column_tasks > 1 && (clean_columns || mlfk_gemm_f32_columns_pay(m, n, k, column_tasks));
   mlfk_gemm_f32_job g;
   g.isa = mlfk_exec_isa(ex);
   if ((tasks <= 1 && !by_columns) || m <= 0 || n <= 0) {
