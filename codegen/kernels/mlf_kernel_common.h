@@ -103,9 +103,10 @@ MLFK_FN void mlfk_split(int units, int parts, int i, int* b, int* e) {
 }
 
 /* Floats in a 64-byte cache line. Two tasks that write parts of one line
- * ("false sharing") pass it between their cores on every write: on the
- * 2-core VMs issue 13 measures on, a 7x7 depthwise layer cut by rows wrote
- * one shared line per plane (960 of them) and ran 2.3x slower on two
+ * ("false sharing") pass it between their cores: on the 2-core VMs issue 13
+ * measures on, when the host places the two cores far apart (a line's round
+ * trip 360-440 ns, bench/core_latency.c), a 7x7 depthwise layer cut by rows
+ * wrote one shared line per plane (960 of them) and ran 2.3x slower on two
  * threads than on one. So a cut's boundaries fall on line starts (below),
  * or the kernel cuts another way. */
 #define MLFK_LINE_FLOATS 16

@@ -431,9 +431,9 @@ MLFK_FN int mlfk_gemm_f32_panel_cut(int m, int n, int k, int tasks) {
  * row are written by two tasks: when the parts are long enough for those
  * to matter little (MLFK_LINE_CUT_MIN), or when C has few rows for B's
  * size. Cut by panels instead, each task reads all of B, half of it
- * written by the other core. Measured on MobileNetV2 (kernels README,
- * "Figures"), a line written by both cost about 8 lines read from the other
- * core: its 14x14 projections (K 192-576 to M 64-96) ran faster cut by
+ * written by the other core. Measured on MobileNetV2 (bench/README.md,
+ * "Two threads and the VM's core placement"), a line written by both cost
+ * about 8 lines read from the other core: its 14x14 projections (K 192-576 to M 64-96) ran faster cut by
  * columns, its 7x7 ones (960 to 160) and every expansion by panels. */
 MLFK_FN int mlfk_gemm_f32_columns_pay(int m, int n, int k, int tasks) {
   return n / tasks >= MLFK_LINE_CUT_MIN || 256.0 * m * tasks < (double)k * n;
