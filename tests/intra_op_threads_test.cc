@@ -211,16 +211,22 @@ TEST_F(IntraOpThreadsTest, ThreadCountsOutsideTheRangeAreRefused) {
 
 // examples/tiny_dense is ABI 1 code (no tvmgen_tiny_run_ctx): it loads and
 // runs with any thread count, serially, and refuses a forced variant.
-TEST_F(IntraOpThreadsTest, Abi1CodeRunsSeriallyAndRefusesAForcedVariant) {
-  const std::string archive = *dir_ + "/tiny.tar";
-  // The example leaves out the ABI header exported archives carry.
-  const std::string tiny = CopyExample(*dir_ + "/tiny_dense");
+// examples/tiny_dense packed into `archive`, with the ABI header that
+// exported archives carry and the example leaves out.
+void PackTinyDense(const std::string& dir, const std::string& archive) {
+  MakeDirs(dir);
+  const std::string tiny = CopyExample(dir + "/tiny_dense");
   const char* srcdir = std::getenv("TEST_SRCDIR");
   MakeDirs(tiny + "/codegen/host/include/mlf");
   WriteFile(tiny + "/codegen/host/include/mlf/model_abi.h",
             ReadFile(std::string(srcdir != nullptr ? srcdir : ".") + "/mlfkit/schemas/model_abi.h"));
   CommandResult packed = RunCommand({MlfBinary(), "pack", tiny, "-o", archive});
   ASSERT_EQ(packed.exit_code, 0) << packed.err;
+}
+
+TEST_F(IntraOpThreadsTest, Abi1CodeRunsSeriallyAndRefusesAForcedVariant) {
+  const std::string archive = *dir_ + "/tiny.tar";
+  PackTinyDense(*dir_, archive);
   LoadOptions options;
   options.use_verification_memo = false;
   Result<std::shared_ptr<ModelLibrary>> lib = ModelLibrary::Open(archive, options);
@@ -291,6 +297,60 @@ TEST_F(IntraOpThreadsTest, CommandLineFlags) {
     EXPECT_EQ(r.err, "mlf: error: --isa: kernel variant " + std::string(variant) +
                          " is not supported by this CPU (it runs " + CpuKernelIsas() + ")\n");
   }
+}
+
+// `mlf bench --profile`: every operator of the metadata timed at the chosen
+// thread count, from code compiled with the MLF_PROFILE hook; refused with
+// --executors, and for code that has no hooks (examples/tiny_dense).
+TEST_F(IntraOpThreadsTest, BenchProfilesEveryOperator) {
+  const std::string archive = *dir_ + "/m.tar";
+  CommandResult meta = RunCommand({MlfBinary(), "inspect", archive, "--json"});
+  ASSERT_EQ(meta.exit_code, 0) << meta.err;
+  const nlohmann::json operators = nlohmann::json::parse(meta.out)["metadata"]["modules"]["default"]["operators"];
+  ASSERT_GE(operators.size(), 8u);
+  for (const char* threads : {"1", "2"}) {
+    CommandResult r = RunCommand({MlfBinary(), "bench", archive, "--threads", threads, "--iterations", "20",
+                                  "--profile", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["threads_used"], std::stoi(threads));
+    EXPECT_NE(j["code_origin"], "archive");  // compiled with the hook
+    ASSERT_EQ(j["operators"].size(), operators.size());
+    double sum = 0;
+    for (size_t i = 0; i < operators.size(); ++i) {
+      const nlohmann::json& op = j["operators"][i];
+      EXPECT_EQ(op["index"], i);
+      EXPECT_EQ(op["name"], operators[i]["name"]);
+      const double mean = op["mean_us"];
+      EXPECT_GE(mean, 0.0);
+      sum += mean;
+    }
+    // The first convolution (16 -> 32 channels, 3x3 on 32x32) takes time.
+    EXPECT_GT(static_cast<double>(j["operators"][0]["mean_us"]), 1.0) << r.out;
+    EXPECT_EQ(j["operators"][0]["ops"], "Conv+Relu");
+    const double mean_run = j["latency_us"]["mean"];
+    EXPECT_LE(sum, mean_run);
+    EXPECT_NEAR(static_cast<double>(j["outside_operators_us"]), mean_run - sum, 1e-6 * mean_run);
+  }
+  CommandResult text = RunCommand({MlfBinary(), "bench", archive, "--threads", "2", "--iterations", "5", "--profile"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\noperators    mean us per run and share of the mean run, 2 threads\n  #  "),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\noutside operators "), std::string::npos) << text.out;
+
+  CommandResult both = RunCommand({MlfBinary(), "bench", archive, "--profile", "--executors", "2"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err, "mlf: error: --profile times one executor; leave out --executors\n"
+                      "Try 'mlf bench --help'.\n");
+
+  const std::string tiny = *dir_ + "/tiny_profile.tar";
+  PackTinyDense(*dir_ + "/profile", tiny);
+  CommandResult hookless = RunCommand({MlfBinary(), "bench", tiny, "--profile", "--iterations", "2"});
+  EXPECT_EQ(hookless.exit_code, 1);
+  EXPECT_EQ(hookless.err, "mlf: error: module 'tiny' timed no operator: its code has no MLF_PROFILE hooks "
+                          "(it was exported before mlfkit wrote them); export the model again with this "
+                          "mlfkit\n");
 }
 
 }  // namespace

@@ -14,14 +14,15 @@ static int out_size(int in, int k, int s, int d, int pb, int pe) {
   return (in + pb + pe - ((k - 1) * d + 1)) / s + 1;
 }
 
-/* Intra-op threads: 2-4 tasks (images of many pixels by output pixels, small
- * ones with im2col by rows of the columns and the GEMM by rows and columns
- * of the output) give `serial` bit for bit. */
+/* Intra-op threads: 2-4 tasks (images whose rows span whole cache lines,
+ * or are long, by output pixels; others with im2col by rows of the columns
+ * and the GEMM by rows or columns of the output) give `serial` bit for bit. */
 static void check_threads(int isa, const mlfk_conv2d_f32_shape* s, const float* x,
                           const float* packed, const float* bias, const float* res,
                           const float* serial,
                           size_t ysize, float* scratch, float lo, float hi, const char* what) {
-  float* split = calloc(ysize + 1, sizeof(float));
+  void* split_mem;
+  float* split = mlfk_test_line_alloc(ysize + 1, &split_mem);
   char split_what[220];
   int threads;
   for (threads = 2; threads <= 4; ++threads) {
@@ -33,7 +34,7 @@ static void check_threads(int isa, const mlfk_conv2d_f32_shape* s, const float* 
              mlfk_test_isa_name(isa));
     mlfk_test_expect_same_bits(split_what, split, serial, ysize);
   }
-  free(split);
+  free(split_mem);
 }
 
 /* pad_bottom / pad_right are what the output sizes imply; a negative chunk
@@ -123,9 +124,9 @@ int main(void) {
     check(isa, 1, 4, 10, 12, 9, 3, 2, 1, 2, 2, 1, 2, 0, 1, 3, 7, -HUGE_VALF, HUGE_VALF);
     /* Padding wider than the kernel reaches: rows and columns of zeros only. */
     check(isa, 1, 2, 4, 5, 8, 2, 2, 1, 1, 1, 1, 4, 4, 4, 4, 1000, -HUGE_VALF, HUGE_VALF);
-    /* Images that threads cut by output pixels: 400 pixels in chunks of 64
-     * (2-4 tasks of 32, 21 and 16 pixels per chunk) and in chunks of 2 (at
-     * most 2 tasks, one pixel each per chunk). */
+    /* Images that threads cut by output pixels (400 = 25 lines of 16): in
+     * chunks of 64 (2-4 tasks of 32, 21 and 16 pixels per chunk) and in
+     * chunks of 2 (at most 2 tasks, one pixel each per chunk). */
     check(isa, 1, 5, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, 0.0f, HUGE_VALF);
     check(isa, 2, 3, 20, 20, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, -HUGE_VALF, HUGE_VALF);
     /* Stride 1 with the output as wide as the input: columns built as

@@ -82,7 +82,9 @@ static void check_threads(int isa, int m, int n, int k) {
   float* b = calloc((size_t)(k * n + 1), sizeof(float));
   float* bias = calloc((size_t)(m + 1), sizeof(float));
   float* serial = calloc(cn + 1, sizeof(float));
-  float* split = calloc(cn + 1, sizeof(float));
+  /* Rows of a multiple of 16 columns are cut by columns at line starts. */
+  void* split_mem;
+  float* split = mlfk_test_line_alloc(cn + 1, &split_mem);
   float* res = calloc(cn + 1, sizeof(float));
   char what[128];
   int threads;
@@ -108,8 +110,27 @@ static void check_threads(int isa, int m, int n, int k) {
   free(b);
   free(bias);
   free(serial);
-  free(split);
+  free(split_mem);
   free(res);
+}
+
+/* The cut's arithmetic (mlf_kernel_common.h): units of a stride that span
+ * whole lines, and parts in whole blocks. */
+static void check_line_cuts(void) {
+  int b, e;
+  mlfk_test_expect_eq("line units 49", 0, (float)mlfk_line_units(49), 16.0f);
+  mlfk_test_expect_eq("line units 196", 0, (float)mlfk_line_units(196), 4.0f);
+  mlfk_test_expect_eq("line units 56", 0, (float)mlfk_line_units(56), 2.0f);
+  mlfk_test_expect_eq("line units 784", 0, (float)mlfk_line_units(784), 1.0f);
+  mlfk_split_blocks(784, 16, 2, 0, &b, &e);
+  mlfk_test_expect_eq("784 in 2, part 0", 0, (float)b, 0.0f);
+  mlfk_test_expect_eq("784 in 2, part 0", 1, (float)e, 400.0f);
+  mlfk_split_blocks(784, 16, 2, 1, &b, &e);
+  mlfk_test_expect_eq("784 in 2, part 1", 0, (float)b, 400.0f);
+  mlfk_test_expect_eq("784 in 2, part 1", 1, (float)e, 784.0f);
+  mlfk_split_blocks(49, 16, 3, 2, &b, &e);
+  mlfk_test_expect_eq("49 in 3, part 2", 0, (float)b, 48.0f);
+  mlfk_test_expect_eq("49 in 3, part 2", 1, (float)e, 49.0f);
 }
 
 /* The GEMV-style product (Gemm with transB = 1): against a naive double
@@ -186,6 +207,7 @@ int main(void) {
   int isa;
   size_t mi, ni, ki;
   mlfk_test_report_isas();
+  check_line_cuts();
   for (isa = MLFK_ISA_PORTABLE; isa <= MLFK_ISA_AVX512; ++isa) {
     if (!mlfk_isa_supported(isa)) continue;
     for (mi = 0; mi < sizeof ms / sizeof ms[0]; ++mi) {
@@ -208,11 +230,12 @@ int main(void) {
     check_nan(isa);
     check_threads(isa, 37, 20, 300);  /* rows: 4 panels and 5 rows */
     check_threads(isa, 16, 31, 20);   /* 2 panels, 31 columns: rows */
-    check_threads(isa, 9, 130, 20);   /* columns alone, ragged */
-    check_threads(isa, 37, 600, 40);  /* columns alone, across the N block */
-    check_threads(isa, 37, 49, 300);  /* a 7x7 image: 2-3 column tasks */
-    check_threads(isa, 16, 196, 300); /* a 14x14 image: 32-column tiles and an edge */
-    check_threads(isa, 8, 57, 600);   /* edges of 28 + 29 columns, K across two blocks */
+    check_threads(isa, 9, 1100, 20);  /* columns alone, ragged, 256+ per task */
+    check_threads(isa, 37, 600, 40);  /* columns (2 tasks) or rows, across the N block */
+    check_threads(isa, 16, 784, 40);  /* a 28x28 image: columns at line starts, 400 + 384 */
+    check_threads(isa, 37, 49, 300);  /* a 7x7 image: rows (its rows share lines) */
+    check_threads(isa, 16, 196, 300); /* a 14x14 image: rows */
+    check_threads(isa, 8, 1100, 600); /* edges of 28 columns, K across two blocks */
 #if !defined(MLFK_TEST_QUICK)
     /* A weight of 2^19 floats on few columns (ResNet18's 7x7 layers): cut
      * by panels of rows, 13 panels and 5 rows. */

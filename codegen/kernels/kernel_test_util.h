@@ -67,6 +67,14 @@ MLFK_FN void mlfk_test_expect_eq(const char* what, size_t index, float got, floa
   }
 }
 
+/* `floats` zeroed floats starting a cache line, as the workspace's buffers
+ * do (kernels cut outputs at line starts only in such buffers); free
+ * *block when done. */
+MLFK_FN float* mlfk_test_line_alloc(size_t floats, void** block) {
+  *block = calloc(floats + MLFK_LINE_FLOATS, sizeof(float));
+  return (float*)(((uintptr_t)*block + 63u) & ~(uintptr_t)63u);
+}
+
 /* A parallel-for for the split tests, serial but out of order: the tasks
  * run last to first, so a task that depended on another's output, or wrote
  * outside its part, would show in the results. Counts the tasks it ran. */

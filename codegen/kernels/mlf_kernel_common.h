@@ -102,6 +102,42 @@ MLFK_FN void mlfk_split(int units, int parts, int i, int* b, int* e) {
   *e = *b + base + (i < extra ? 1 : 0);
 }
 
+/* Floats in a 64-byte cache line. Two tasks that write parts of one line
+ * ("false sharing") pass it between their cores: on the 2-core VMs issue 13
+ * measures on, when the host places the two cores far apart (a line's round
+ * trip 360-440 ns, bench/core_latency.c), a 7x7 depthwise layer cut by rows
+ * wrote one shared line per plane (960 of them) and ran 2.3x slower on two
+ * threads than on one. So a cut's boundaries fall on line starts (below),
+ * or the kernel cuts another way. */
+#define MLFK_LINE_FLOATS 16
+
+/* Whether p starts a cache line. */
+MLFK_FN int mlfk_line_aligned(const void* p) {
+  return ((uintptr_t)p & (MLFK_LINE_FLOATS * sizeof(float) - 1)) == 0;
+}
+
+/* The fewest units of `stride` floats that span whole cache lines:
+ * boundaries at multiples of it, in an array that starts a line, start
+ * lines (16 / gcd(stride, 16)). */
+MLFK_FN int mlfk_line_units(long stride) {
+  int g = MLFK_LINE_FLOATS;
+  while (stride % g) g /= 2;
+  return MLFK_LINE_FLOATS / g;
+}
+
+/* Floats per row part from which a cut that shares lines is still taken:
+ * at most two shared lines (one at each end) per 16 written. */
+#define MLFK_LINE_CUT_MIN 256
+
+/* Part `i` of `parts` of [0, units) in whole blocks of `q` units (the last
+ * may be short): [*b, *e) with b a multiple of q, sizes differing by at most
+ * one block. `parts` is at most the number of blocks. */
+MLFK_FN void mlfk_split_blocks(int units, int q, int parts, int i, int* b, int* e) {
+  mlfk_split((units + q - 1) / q, parts, i, b, e);
+  *b *= q;
+  *e = *e * q < units ? *e * q : units;
+}
+
 /* max(v, lo) then min(., hi) as the vector code does it: NaN gives lo, as the
  * generated Relu and Clip give. */
 MLFK_FN float mlfk_clamp(float v, float lo, float hi) {

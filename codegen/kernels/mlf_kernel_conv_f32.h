@@ -176,7 +176,7 @@ MLFK_FN void mlfk_conv2d_f32_pixels(int isa, const mlfk_conv2d_f32_shape* s, con
  * result does not depend on which chunk or tile holds it, so the bits are
  * those of the serial path. */
 typedef struct {
-  int isa, tasks, sub;
+  int isa, tasks, sub, block;
   const mlfk_conv2d_f32_shape* s;
   const float* xn;
   const float* packed_w;
@@ -191,7 +191,7 @@ MLFK_FN void mlfk_conv2d_f32_task(void* arg, int32_t task) {
   const mlfk_conv2d_f32_job* j = (const mlfk_conv2d_f32_job*)arg;
   const int k = j->s->c * j->s->kh * j->s->kw;
   int p0, p1;
-  mlfk_split(j->s->oh * j->s->ow, j->tasks, task, &p0, &p1);
+  mlfk_split_blocks(j->s->oh * j->s->ow, j->block, j->tasks, task, &p0, &p1);
   mlfk_conv2d_f32_pixels(j->isa, j->s, j->xn, j->packed_w, j->bias, j->rn, j->yn,
                          j->scratch + (size_t)task * k * j->sub, p0, p1, j->sub, j->lo, j->hi);
 }
@@ -204,8 +204,9 @@ MLFK_FN void mlfk_conv2d_f32_task(void* arg, int32_t task) {
  * best variant, serial); res, a residual shaped like y (a fused Add), may be
  * NULL; `scratch` holds mlfk_conv2d_f32_scratch(s) floats. With
  * threads, an image of many pixels is cut by output pixels (see the job
- * above); a small one, or one whose weight is large for its pixels
- * (mlfk_gemm_f32_panel_cut: ResNet18's 3x3 layers on 7x7 images), builds
+ * above); a small one (whose tasks would share a cache line in every
+ * output row, MLFK_LINE_FLOATS), or one whose weight is large for its
+ * pixels (mlfk_gemm_f32_panel_cut: ResNet18's 3x3 layers on 7x7 images), builds
  * its one chunk's columns with all threads (rows of cols) before all of
  * them multiply (rows of the output). Either way the scratch stays what the
  * memory plan sized. */
@@ -219,7 +220,14 @@ MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_sha
   const int isa = mlfk_exec_isa(ex);
   /* At most one task per pixel of a chunk: each needs a slice of it. */
   const int by_pixels = pixels / MLFK_CONV_MIN_TASK_PIXELS;
-  const int tasks = mlfk_exec_tasks(ex, by_pixels < s->chunk ? by_pixels : s->chunk);
+  const int pixel_tasks = mlfk_exec_tasks(ex, by_pixels < s->chunk ? by_pixels : s->chunk);
+  /* Cut by pixels where each task's part of every output row starts a
+   * cache line (MLFK_LINE_FLOATS), or where the lines shared at its ends
+   * cost less than the columns crossing between the cores would
+   * (mlfk_gemm_f32_columns_pay); otherwise by rows (below). */
+  const int clean = mlfk_line_aligned(y) && (size_t)pixels % MLFK_LINE_FLOATS == 0;
+  const int tasks =
+      clean || mlfk_gemm_f32_columns_pay(s->m, pixels, k, pixel_tasks) ? pixel_tasks : 1;
   int n, p0;
   for (n = 0; n < s->n; ++n) {
     const float* xn = x + n * in_image;
@@ -234,6 +242,7 @@ MLFK_FN void mlfk_conv2d_f32_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_sha
       mlfk_conv2d_f32_job j;
       j.isa = isa;
       j.tasks = tasks;
+      j.block = clean ? MLFK_LINE_FLOATS : 1;
       j.sub = s->chunk / tasks > 0 ? s->chunk / tasks : 1;
       j.s = s;
       j.xn = xn;

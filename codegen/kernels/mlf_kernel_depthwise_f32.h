@@ -393,7 +393,7 @@ MLFK_FN void mlfk_depthwise2d_f32_part(int isa, const mlfk_depthwise2d_f32_shape
  * tasks are cut by planes. Each row is computed as the serial code computes
  * it. */
 typedef struct {
-  int isa, parts, by_rows;
+  int isa, parts, by_rows, plane_block;
   const mlfk_depthwise2d_f32_shape* s;
   const float* x;
   const float* w;
@@ -411,7 +411,7 @@ MLFK_FN void mlfk_depthwise2d_f32_task(void* arg, int32_t task) {
     mlfk_depthwise2d_f32_part(j->isa, j->s, j->x, j->w, j->bias, j->y, j->lo, j->hi, 0, planes, b,
                               e);
   } else {
-    mlfk_split(planes, j->parts, task, &b, &e);
+    mlfk_split_blocks(planes, j->plane_block, j->parts, task, &b, &e);
     mlfk_depthwise2d_f32_part(j->isa, j->s, j->x, j->w, j->bias, j->y, j->lo, j->hi, b, e, 0,
                               j->s->oh);
   }
@@ -424,9 +424,13 @@ MLFK_FN void mlfk_depthwise2d_f32_exec(const mlfk_exec* ex, const mlfk_depthwise
                                        float* y, float lo, float hi) {
   mlfk_depthwise2d_f32_job j;
   const int row_tasks = mlfk_exec_tasks(ex, s->oh);
+  const int planes = s->n * s->c, plane = s->oh * s->ow;
   j.isa = mlfk_exec_isa(ex);
-  j.by_rows = row_tasks == mlfk_exec_tasks(ex, s->n * s->c * s->oh);
-  j.parts = j.by_rows ? row_tasks : mlfk_exec_tasks(ex, s->n * s->c);
+  j.by_rows = row_tasks == mlfk_exec_tasks(ex, planes * s->oh) &&
+              s->oh / row_tasks * s->ow >= MLFK_LINE_CUT_MIN;
+  j.plane_block = mlfk_line_aligned(y) ? mlfk_line_units(plane) : 1;
+  j.parts = j.by_rows ? row_tasks
+                      : mlfk_exec_tasks(ex, (planes + j.plane_block - 1) / j.plane_block);
   j.s = s;
   j.x = x;
   j.w = w;

@@ -402,14 +402,13 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
   }
 }
 
-/* Intra-op threads: C is cut into tn ranges of columns (at any column) or
- * tm ranges of rows at panel boundaries (the M % 8 remaining rows go with
- * the last). Every element is still computed by the same tile code over the
- * same K blocks in the same order as in one call, so the cut does not change
- * a bit. */
-/* Columns per task from which C is cut by columns alone, at any column (a
- * column's result does not depend on the tile that holds it): a 7x7 image's
- * 49 pixels become 25 + 24, on the cores that computed them. */
+/* Intra-op threads: C is cut into tn ranges of columns (at multiples of
+ * MLFK_LINE_FLOATS) or tm ranges of rows at panel boundaries (the M % 8
+ * remaining rows go with the last). Every element is still computed by the
+ * same tile code over the same K blocks in the same order as in one call, so
+ * the cut does not change a bit (a column's result does not depend on the
+ * tile that holds it). */
+/* Columns per task from which C may be cut by columns. */
 #define MLFK_GEMM_MIN_TASK_COLUMNS 16
 
 /* A weight of at least MLFK_GEMM_PANEL_CUT_A floats (2 MiB: past L2, so
@@ -425,6 +424,19 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
 MLFK_FN int mlfk_gemm_f32_panel_cut(int m, int n, int k, int tasks) {
   return tasks > 1 && m / MLFK_GEMM_MR >= tasks && (size_t)m * k >= (size_t)MLFK_GEMM_PANEL_CUT_A &&
          n <= MLFK_GEMM_PANEL_CUT_N * tasks;
+}
+
+/* Whether `tasks` tasks should cut C (m x n, a sum over k) by columns
+ * although its rows do not span whole cache lines, so that two lines per
+ * row are written by two tasks: when the parts are long enough for those
+ * to matter little (MLFK_LINE_CUT_MIN), or when C has few rows for B's
+ * size. Cut by panels instead, each task reads all of B, half of it
+ * written by the other core. Measured on MobileNetV2 (bench/README.md,
+ * "Two threads and the VM's core placement"), a line written by both cost
+ * about 8 lines read from the other core: its 14x14 projections (K 192-576 to M 64-96) ran faster cut by
+ * columns, its 7x7 ones (960 to 160) and every expansion by panels. */
+MLFK_FN int mlfk_gemm_f32_columns_pay(int m, int n, int k, int tasks) {
+  return n / tasks >= MLFK_LINE_CUT_MIN || 256.0 * m * tasks < (double)k * n;
 }
 
 typedef struct {
@@ -443,7 +455,7 @@ MLFK_FN void mlfk_gemm_f32_task(void* arg, int32_t task) {
   const int panels = g->m / MLFK_GEMM_MR;
   int pb = 0, pe = panels, m0, m1, n0 = 0, n1 = g->n;
   if (g->by_columns) {
-    mlfk_split(g->n, g->tn, task, &n0, &n1);
+    mlfk_split_blocks(g->n, MLFK_LINE_FLOATS, g->tn, task, &n0, &n1);
   } else {
     mlfk_split(panels > 0 ? panels : 1, g->tm, task, &pb, &pe);
   }
@@ -464,19 +476,27 @@ MLFK_FN void mlfk_gemm_f32_exec(const mlfk_exec* ex, int m, int n, int k, const 
   const int panels = m / MLFK_GEMM_MR;
   const int um = panels > 0 ? panels : 1;
   const int tasks = mlfk_exec_tasks(ex, um);
+  /* Columns where every task's part of every row of C starts a cache line
+   * (C starts one and its rows span whole lines), or where the lines they
+   * share cost less than panels would (mlfk_gemm_f32_columns_pay). */
+  const int clean_columns = mlfk_line_aligned(c) && ldc % MLFK_LINE_FLOATS == 0;
   const int column_tasks = mlfk_exec_tasks(ex, n / MLFK_GEMM_MIN_TASK_COLUMNS);
+  const int by_columns =
+      column_tasks > 1 && (clean_columns || mlfk_gemm_f32_columns_pay(m, n, k, column_tasks));
   mlfk_gemm_f32_job g;
   g.isa = mlfk_exec_isa(ex);
-  if ((tasks <= 1 && column_tasks <= 1) || m <= 0 || n <= 0) {
+  if ((tasks <= 1 && !by_columns) || m <= 0 || n <= 0) {
     mlfk_gemm_f32_with(g.isa, m, n, k, a, b, ldb, bias, res, c, ldc, lo, hi);
     return;
   }
   /* Columns when there are enough (each task then reads only its part of B,
    * and a convolution's next layer finds its pixels on the core that wrote
-   * them) and the weight is not a large one on few columns (see
-   * mlfk_gemm_f32_panel_cut); otherwise panels of rows, each task reading
-   * only its panels of A. */
-  g.by_columns = column_tasks > 1 && !mlfk_gemm_f32_panel_cut(m, n, k, tasks);
+   * them), cut at line starts, and the weight is not a large one on few
+   * columns (see mlfk_gemm_f32_panel_cut); otherwise panels of rows, each
+   * task reading only its panels of A and writing whole rows of C (rows of
+   * 7x7 and 14x14 images do not span whole lines: cut by columns, a task
+   * would share a line with the other in every row). */
+  g.by_columns = by_columns && !mlfk_gemm_f32_panel_cut(m, n, k, tasks);
   g.tm = g.by_columns ? 1 : um < tasks ? um : tasks;
   g.tn = g.by_columns ? column_tasks : 1;
   g.m = m;

@@ -29,9 +29,23 @@ static int expected_tasks(int threads, int units) {
   return t > 1 ? t : 0;
 }
 
+/* Tasks mlfk_pool2d_f32_exec cuts `s` into for `threads` writing to y: rows
+ * of every plane when each task's rows hold MLFK_LINE_CUT_MIN floats of a
+ * plane, otherwise planes, in blocks that span whole cache lines when y
+ * starts one. */
+static int expected_pool_tasks(const mlfk_pool2d_f32_shape* s, int threads, const float* y) {
+  const int planes = s->n * s->c;
+  int q, blocks;
+  if (s->oh >= threads && s->oh / threads * s->ow >= MLFK_LINE_CUT_MIN) return threads;
+  q = mlfk_line_aligned(y) ? mlfk_line_units((long)s->oh * s->ow) : 1;
+  blocks = (planes + q - 1) / q;
+  return expected_tasks(threads, blocks);
+}
+
 static void check_threads(int isa, const mlfk_pool2d_f32_shape* s, const float* x,
                           const float* serial, size_t ysize, const char* what) {
-  float* split = calloc(ysize + 1, sizeof(float));
+  void* split_mem;
+  float* split = mlfk_test_line_alloc(ysize + 1, &split_mem);
   char split_what[260];
   int threads;
   for (threads = 2; threads <= 4; ++threads) {
@@ -42,13 +56,12 @@ static void check_threads(int isa, const mlfk_pool2d_f32_shape* s, const float* 
     snprintf(split_what, sizeof split_what, "%s threads=%d [%s]", what, threads,
              mlfk_test_isa_name(isa));
     mlfk_test_expect_same_bits(split_what, split, serial, ysize);
-    /* Rows of every plane, or planes when there are fewer rows than threads. */
-    if (tasks != expected_tasks(threads, s->oh >= threads ? s->oh : s->n * s->c)) {
+    if (tasks != expected_pool_tasks(s, threads, split)) {
       printf("FAIL %s: %d tasks ran\n", split_what, tasks);
       ++mlfk_test_failures;
     }
   }
-  free(split);
+  free(split_mem);
 }
 
 static void check(int average, int cip, int n, int c, int h, int w, int kh, int kw, int sh, int sw,
@@ -183,6 +196,10 @@ int main(void) {
     /* Wide rows (vector loops and their tails), ceil_mode with padding. */
     check(average, 0, 1, 2, 5, 131, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, -1);
     check(average, 0, 1, 2, 9, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, -1);
+    /* Rows long enough to cut every plane by rows (70 x 130 outputs). */
+    check(average, 0, 1, 2, 70, 130, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, -1);
+    /* 20 planes of 7 x 7 outputs: cut by planes. */
+    check(average, 0, 1, 20, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, -1);
   }
   /* AveragePool dividing by the taps in the padded input. */
   check(1, 1, 1, 3, 24, 23, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, -1);

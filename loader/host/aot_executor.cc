@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "loader/host/kernel_isa.h"
+#include "loader/host/operator_profile.h"
 #include "loader/host/tensor_check.h"
 #include "loader/host/thread_pool.h"
 
@@ -31,6 +32,10 @@ AotExecutor::AotExecutor(std::shared_ptr<const ModelLibrary> owner, const Module
     : owner_(std::move(owner)), binding_(binding) {}
 
 AotExecutor::~AotExecutor() { std::free(arena_); }
+
+void AotExecutor::ResetOperatorProfile() {
+  if (profile_) profile_->Reset();
+}
 
 std::string AotExecutor::kernel_isa() const { return KernelIsaName(context_.kernel_isa); }
 
@@ -76,6 +81,7 @@ Result<std::unique_ptr<AotExecutor>> AotExecutor::Create(std::shared_ptr<const M
                                                          const ExecutorOptions& options) {
   std::unique_ptr<AotExecutor> e(new AotExecutor(std::move(owner), binding));
   MLF_RETURN_IF_ERROR(e->Configure(options));
+  if (binding->profiled) e->profile_ = std::make_unique<OperatorProfile>(binding->operators);
   // One arena: workspace first, then every input and output, each 64-byte aligned.
   uint64_t total = AlignUp(binding->workspace_bytes);
   for (const TensorSpec& t : binding->inputs) total += AlignUp(t.size_bytes);
@@ -183,6 +189,7 @@ Status AotExecutor::CopyOutputTo(int index, DLTensor* dest) const {
 Status AotExecutor::Run() {
   std::unique_lock<std::mutex> lock;
   if (binding_->serialize != nullptr) lock = std::unique_lock<std::mutex>(*binding_->serialize);
+  ProfileScope profiling(profile_.get());
   const int32_t rc = binding_->run_ctx != nullptr
                          ? binding_->run_ctx(inputs_.data(), outputs_.data(), &pools_, &context_)
                          : binding_->run(inputs_.data(), outputs_.data(), &pools_);

@@ -52,6 +52,7 @@
 namespace mlf {
 
 class ModelLibrary;
+class OperatorProfile;
 class ThreadPool;
 
 // What the model declares for one input or output.
@@ -93,6 +94,10 @@ struct ModuleBinding {
   std::vector<TensorSpec> outputs;
   uint64_t workspace_bytes = 0;
   const void* constants = nullptr;  // shared parameters, or null when linked
+  // Built with the MLF_PROFILE hook (LoadOptions::profile_operators), and
+  // the metadata's operator count.
+  bool profiled = false;
+  size_t operators = 0;
   // TVM modules (tvm/compat): the runtime's last error message, added
   // to Run()'s error, and the lock that serialises runs of the module.
   const char* (*last_error)() = nullptr;
@@ -146,6 +151,12 @@ class AotExecutor {
   // The forced kernel variant ("portable", "avx2", "avx512"), or "auto".
   std::string kernel_isa() const;
 
+  // Time per operator of this executor's runs since it was created or
+  // ResetOperatorProfile() (operator_profile.h); null unless the library
+  // was opened with LoadOptions::profile_operators.
+  const OperatorProfile* operator_profile() const { return profile_.get(); }
+  void ResetOperatorProfile();
+
  private:
   AotExecutor(std::shared_ptr<const ModelLibrary> owner, const ModuleBinding* binding);
   Status CheckIndex(const char* kind, int index, int count) const;
@@ -155,6 +166,7 @@ class AotExecutor {
   std::shared_ptr<const ModelLibrary> owner_;
   const ModuleBinding* binding_;
   std::unique_ptr<ThreadPool> pool_;  // null for one thread
+  std::unique_ptr<OperatorProfile> profile_;  // null unless profiled
   mlf_run_context context_{MLF_KERNEL_ISA_AUTO, 1, nullptr, nullptr};
   void* arena_ = nullptr;  // own I/O buffers and workspace, one allocation
   std::vector<void*> own_inputs_, own_outputs_;

@@ -15,7 +15,7 @@ Status ArchiveCapture::OnMetadata(const Metadata& metadata) {
       stage_foreign_ = true;
       for (const std::string& path : foreign_->WholeMembers(module)) foreign_members_[path];
     }
-    if (module.host_library && module.host_library->triple == HostTriple()) {
+    if (!compile_all_ && module.host_library && module.host_library->triple == HostTriple()) {
       library_of_[name] = module.host_library->path;
       auto listed = metadata.files.find(module.host_library->path);
       if (listed == metadata.files.end()) {

@@ -28,8 +28,11 @@ class ArchiveCapture : public MemberConsumer {
   // `archive` is the archive being verified (it must outlive the capture):
   // parameters are mapped out of its file when it has one, else copied.
   // `foreign` (may be null) says what its foreign modules need captured.
-  ArchiveCapture(const ArchiveSource& archive, const ForeignModuleRunner* foreign)
-      : archive_(archive), foreign_(foreign) {}
+  // `compile_all`: capture every module's sources and no host library, so
+  // each is compiled (LoadOptions::profile_operators).
+  ArchiveCapture(const ArchiveSource& archive, const ForeignModuleRunner* foreign,
+                 bool compile_all = false)
+      : archive_(archive), foreign_(foreign), compile_all_(compile_all) {}
 
   Status OnMetadata(const Metadata& metadata) override;
   Status Begin(const EntryInfo& entry) override;
@@ -59,6 +62,7 @@ class ArchiveCapture : public MemberConsumer {
 
   const ArchiveSource& archive_;
   const ForeignModuleRunner* foreign_;
+  bool compile_all_;
   std::map<std::string, std::string> library_of_;  // module -> library member
   std::set<std::string> parameter_members_;
   bool stage_sources_ = false;

@@ -5,6 +5,7 @@
 #include "loader/host/abi_check.h"
 #include "loader/host/archive_capture.h"
 #include "loader/host/compile_cache.h"
+#include "loader/host/operator_profile.h"
 #include "loader/host/parameter_buffer.h"
 #include "loader/host/shared_object.h"
 #include "loader/host/verification_memo.h"
@@ -19,7 +20,7 @@ class LibraryLoader {
       : source_(source), options_(options), library_(new ModelLibrary()) {}
 
   Result<std::shared_ptr<ModelLibrary>> Load() {
-    ArchiveCapture capture(source_, options_.foreign_modules);
+    ArchiveCapture capture(source_, options_.foreign_modules, options_.profile_operators);
     VerifyOptions verify;
     verify.public_key_pem = options_.public_key_pem;
     verify.require_signature = options_.require_signature;
@@ -86,7 +87,15 @@ class LibraryLoader {
 
   Result<HostLibrary> CompileModule(const std::string& module, ArchiveCapture& capture) {
     const ModuleMetadata& m = library_->metadata_.modules.at(module);
-    return CompileCached(module, capture.staged_files(), m.sources, options_.build);
+    if (!options_.profile_operators) return CompileCached(module, capture.staged_files(), m.sources, options_.build);
+    // The same build with the hook (operator_profile.h).
+    std::vector<StagedFile> files = capture.staged_files();
+    std::vector<std::string> sources = m.sources;
+    HostBuildConfig config = options_.build;
+    files.push_back(ProfileHookFile());
+    sources.push_back(files.back().path);
+    config.defines.push_back("MLF_PROFILE");
+    return CompileCached(module, files, sources, config);
   }
 
   Result<HostLibrary> CompileCached(const std::string& module, const std::vector<StagedFile>& files,
@@ -159,6 +168,9 @@ class LibraryLoader {
       return FailedPrecondition("module '" + name + "': " + prefix + "_metadata() returned null");
     }
     MLF_RETURN_IF_ERROR(CheckAbi(name, *described, module));
+    if (options_.profile_operators) {
+      MLF_RETURN_IF_ERROR(InstallProfileHook(*object).WithContext("module '" + name + "'"));
+    }
 
     ModuleBinding& b = library_->bindings_[name];
     b.module = name;
@@ -171,6 +183,8 @@ class LibraryLoader {
       if (run_ctx.ok()) b.run_ctx = reinterpret_cast<ModelRunCtxFn>(*run_ctx);
     }
     b.workspace_bytes = module.memory.workspace_size_bytes;
+    b.profiled = options_.profile_operators;
+    b.operators = module.operators.size();
     MLF_ASSIGN_OR_RETURN(b.inputs, Specs(module.inputs));
     MLF_ASSIGN_OR_RETURN(b.outputs, Specs(module.outputs));
     if (module.parameters && module.parameters->storage == ParamStorage::kFile) {

@@ -77,6 +77,13 @@ struct LoadOptions {
   std::function<void(uint64_t done, uint64_t total)> progress;
   // How archives without a host library are compiled.
   HostBuildConfig build;
+  // Time every operator (operator_profile.h, AotExecutor::operator_profile):
+  // every mlfkit module is compiled from its sources with the MLF_PROFILE
+  // hook, the archive's own library unused (the same flags otherwise, so
+  // the kernels are the same code; each operator costs two clock reads
+  // more). Code exported before mlfkit wrote the hook has nothing to time:
+  // its profile stays empty.
+  bool profile_operators = false;
   ReaderLimits limits;
   // Modules this loader cannot run itself (TVM's: tvm_wing::HostModules() of the
   // TVM wing, tvm/tvm.h), through the seam of foreign_module.h.

@@ -3,14 +3,17 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "artifact/base/display_text.h"
+#include "loader/host/operator_profile.h"
 #include "tools/mlf/command.h"
 #include "tools/mlf/model_io.h"
 #include "tools/mlf/progress.h"
+#include "tools/mlf/table.h"
 
 namespace mlf::cli {
 namespace {
@@ -20,21 +23,27 @@ using Clock = std::chrono::steady_clock;
 constexpr char kUsage[] =
     "usage: mlf bench ARCHIVE [--module M] [--iterations N] [--warmup W] [--threads T]\n"
     "                 [--isa NAME] [--executors E] [--key NAME.pub] [--require-signature]\n"
-    "                 [--json]\n\n"
+    "                 [--profile] [--json]\n\n"
     "Runs a module repeatedly on random inputs (seed 0) and reports per-run latency\n"
     "percentiles (p50, p90, p99) and throughput. With E executors, each has its own\n"
     "thread on the one loaded library, as a server would; each run of each uses T\n"
     "threads.\n\n"
+    "With --profile, the module is compiled from the archive's sources with a timer\n"
+    "around each operator (same flags, two clock reads more per operator) and the\n"
+    "report adds each operator's mean time per run and its share of the mean run,\n"
+    "at the chosen --threads: an operator's time lasts until its last task ends.\n\n"
     "options:\n"
     "  --iterations N        timed runs per executor (default 1000)\n"
     "  --warmup W            untimed runs per executor first (default 10)\n"
     MLF_EXECUTION_FLAGS_HELP
     "  --executors E         executors running at once, one thread each (default 1)\n"
+    "  --profile             time each operator too (one executor)\n"
     "  --json                print a JSON report\n";
 
 struct BenchConfig {
   std::string module;
   uint64_t iterations = 1000, warmup = 10, executors = 1;
+  bool profile = false;
   ExecutorOptions execution;
 };
 
@@ -45,13 +54,32 @@ struct BenchResult {
   std::string code_origin;
   int threads_used = 1;  // per run (1 for code without a run context)
   std::string kernel_isa = "auto";
+  std::vector<OperatorTime> operators;  // --profile: totals over the timed runs
+  std::vector<OperatorInfo> operator_info;  // the metadata's, same order
 };
 
 // What an executor ended up with (the same for every executor).
 struct ExecutorFacts {
   int threads = 1;
   std::string kernel_isa;
+  std::vector<OperatorTime> operators;  // --profile
 };
+
+// --profile: the operator times of an executor's timed runs, or why there
+// are none.
+Result<std::vector<OperatorTime>> ProfileOf(const AotExecutor& exec) {
+  const OperatorProfile* profile = exec.operator_profile();
+  if (profile == nullptr) {
+    return FailedPrecondition("module '" + exec.module_name() +
+                              "' cannot be profiled: its code was not compiled by mlfkit (a TVM module)");
+  }
+  for (const OperatorTime& t : profile->totals()) {
+    if (t.calls > 0) return profile->totals();
+  }
+  return FailedPrecondition("module '" + exec.module_name() +
+                            "' timed no operator: its code has no MLF_PROFILE hooks (it was exported "
+                            "before mlfkit wrote them); export the model again with this mlfkit");
+}
 
 // One thread's work: its own executor, warm-up, then timed runs.
 Status BenchThread(const ModelLibrary& lib, const BenchConfig& config, std::atomic<bool>& go,
@@ -61,6 +89,7 @@ Status BenchThread(const ModelLibrary& lib, const BenchConfig& config, std::atom
   facts->kernel_isa = exec->kernel_isa();
   MLF_RETURN_IF_ERROR(SetRandomInputs(*exec, std::vector<bool>(exec->num_inputs(), false), 0));
   for (uint64_t i = 0; i < config.warmup; ++i) MLF_RETURN_IF_ERROR(exec->Run());
+  exec->ResetOperatorProfile();
   while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
   latencies->reserve(config.iterations);
   for (uint64_t i = 0; i < config.iterations; ++i) {
@@ -70,6 +99,9 @@ Status BenchThread(const ModelLibrary& lib, const BenchConfig& config, std::atom
     if (!s.ok()) return s;
     latencies->push_back(std::chrono::duration<double, std::micro>(end - start).count());
     runs_done.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (config.profile) {
+    MLF_ASSIGN_OR_RETURN(facts->operators, ProfileOf(*exec));
   }
   return Status::Ok();
 }
@@ -108,6 +140,7 @@ Result<BenchResult> Bench(const ModelLibrary& lib, const BenchConfig& config) {
   std::sort(result.latencies_us.begin(), result.latencies_us.end());
   result.threads_used = facts[0].threads;
   result.kernel_isa = facts[0].kernel_isa;
+  result.operators = std::move(facts[0].operators);
   return result;
 }
 
@@ -115,6 +148,53 @@ double Percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
   const size_t index = static_cast<size_t>(p / 100.0 * static_cast<double>(sorted.size() - 1) + 0.5);
   return sorted[std::min(index, sorted.size() - 1)];
+}
+
+// One operator's line of a profile.
+struct ProfileRow {
+  size_t index = 0;
+  std::string name, ops;
+  double mean_us = 0, share = 0;  // per run; of the mean run
+};
+
+std::vector<ProfileRow> ProfileRows(const BenchResult& r, double mean_run_us) {
+  std::vector<ProfileRow> rows;
+  const double runs = static_cast<double>(r.latencies_us.size());
+  for (size_t i = 0; i < r.operators.size(); ++i) {
+    ProfileRow row;
+    row.index = i;
+    if (i < r.operator_info.size()) {
+      row.name = r.operator_info[i].name;
+      for (const std::string& op : r.operator_info[i].ops) row.ops += (row.ops.empty() ? "" : "+") + op;
+    }
+    row.mean_us = static_cast<double>(r.operators[i].nanoseconds) / 1000.0 / runs;
+    row.share = mean_run_us > 0 ? row.mean_us / mean_run_us : 0;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string Fixed(double v, int decimals) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(decimals);
+  out << v;
+  return out.str();
+}
+
+// The operators' table, then the part of the mean run outside them (the
+// run function's own work: setting up, copying outputs, the timer).
+void PrintProfile(const std::vector<ProfileRow>& rows, double mean_run_us, int threads) {
+  std::cout << "operators    mean us per run and share of the mean run, " << threads << " thread"
+            << (threads == 1 ? "" : "s") << "\n";
+  Table table({"#", "operator", "ops", "mean us", "share"});
+  double inside = 0;
+  for (const ProfileRow& row : rows) {
+    table.AddRow({std::to_string(row.index), row.name, row.ops, Fixed(row.mean_us, 2), Fixed(100 * row.share, 1) + "%"});
+    inside += row.mean_us;
+  }
+  table.Print(std::cout, "  ");
+  std::cout << "outside operators " << Fixed(mean_run_us - inside, 2) << " us\n";
 }
 
 void Print(const BenchConfig& config, const BenchResult& r, bool json) {
@@ -137,6 +217,17 @@ void Print(const BenchConfig& config, const BenchResult& r, bool json) {
                                         {"max", r.latencies_us.back()},
                                         {"mean", mean}}},
                         {"throughput_per_s", throughput}};
+    if (config.profile) {
+      nlohmann::json ops = nlohmann::json::array();
+      double inside = 0;
+      for (const ProfileRow& row : ProfileRows(r, mean)) {
+        ops.push_back({{"index", row.index}, {"name", row.name}, {"ops", row.ops},
+                       {"mean_us", row.mean_us}, {"share", row.share}});
+        inside += row.mean_us;
+      }
+      j["operators"] = ops;
+      j["outside_operators_us"] = mean - inside;
+    }
     PrintJsonReport(j);
     return;
   }
@@ -149,6 +240,7 @@ void Print(const BenchConfig& config, const BenchResult& r, bool json) {
             << Percentile(r.latencies_us, 50) << "  p90 " << Percentile(r.latencies_us, 90)
             << "  p99 " << Percentile(r.latencies_us, 99) << "  max " << r.latencies_us.back()
             << "  mean " << mean << "\nthroughput   " << throughput << " runs/s\n";
+  if (config.profile) PrintProfile(ProfileRows(r, mean), mean, r.threads_used);
 }
 
 Result<BenchConfig> ConfigFromArgs(const ParsedArgs& args) {
@@ -158,6 +250,8 @@ Result<BenchConfig> ConfigFromArgs(const ParsedArgs& args) {
   MLF_ASSIGN_OR_RETURN(c.executors, ParseUnsigned("executors", args.Get("executors", "1")));
   if (c.iterations == 0) return InvalidArgument("--iterations must be at least 1");
   if (c.executors == 0 || c.executors > 256) return InvalidArgument("--executors must be between 1 and 256");
+  c.profile = args.Has("profile");
+  if (c.profile && c.executors > 1) return InvalidArgument("--profile times one executor; leave out --executors");
   MLF_ASSIGN_OR_RETURN(c.execution, ExecutorOptionsFromArgs(args));
   return c;
 }
@@ -171,6 +265,7 @@ int RunBench(const ParsedArgs& args) {
   if (!isa.ok()) return ReportFailure(isa);
   Result<LoadOptions> options = LoadOptionsFromArgs(args);
   if (!options.ok()) return ReportFailure(options.status());
+  options->profile_operators = config->profile;
   const auto start = Clock::now();
   Result<std::shared_ptr<ModelLibrary>> lib = ModelLibrary::Open(args.positionals()[0], *options);
   if (!lib.ok()) return ReportFailure(lib.status());
@@ -182,6 +277,7 @@ int RunBench(const ParsedArgs& args) {
   if (!result.ok()) return ReportFailure(result.status());
   result->open_ms = open_ms;
   result->code_origin = (*lib)->code_origin(*module);
+  result->operator_info = (*lib)->metadata().modules.at(*module).operators;
   Print(*config, *result, args.Has("json"));
   return kExitOk;
 }
@@ -189,7 +285,7 @@ int RunBench(const ParsedArgs& args) {
 std::vector<FlagSpec> BenchFlags() {
   std::vector<FlagSpec> flags = {{"module", true, false, ""},  {"iterations", true, false, ""},
                                  {"warmup", true, false, ""},  {"executors", true, false, ""},
-                                 {"json", false, false, ""}};
+                                 {"profile", false, false, ""}, {"json", false, false, ""}};
   for (const FlagSpec& f : TrustFlags()) flags.push_back(f);
   for (const FlagSpec& f : ExecutionFlags()) flags.push_back(f);
   return flags;
