@@ -77,9 +77,13 @@ MLFK_FN void mlfk_gemm_f32_tile_portable(int kc, const float* MLFK_RESTRICT a,
  * registers: 4 accumulators, the row of B, and room for the clamp). Per k a
  * block loads 4 columns of B as one vector and multiplies it by each row's
  * value of A, a scalar operand of VFMA: acc = fma(a, b, acc), k ascending
- * from the bias or C, as the portable tile (contracted) forms every element.
- * `cols` < 4 (the row's last columns) loads and stores under a predicate,
- * never touching B or C past the tile. */
+ * from the bias or C, the portable tile's sum with fused steps (as the x86
+ * tiles form it). `cols` < 4 (the row's last columns) loads and stores under
+ * a predicate, never touching B or C past the tile. Per k 12 instructions
+ * for 16 MACs (a vector load of B, a scalar load of A per row, 4 VFMA, two
+ * pointer steps and the loop's LE). Vectorised over the rows instead (A's 8
+ * values two vector loads, 3 columns of B as scalars, 6 accumulators) GCC 12
+ * spilled an accumulator: 18 instructions per 24 MACs, no better. */
 #define MLFK_GEMM_F32_MVE_BLOCK(LOAD, STORE)                                               \
   {                                                                                        \
     float32x4_t c0, c1, c2, c3;                                                            \
