@@ -29,6 +29,21 @@
 #define MLFK_X86 0
 #endif
 
+/* Helium with floating point (MVE-F: the Cortex-M55 with its FPU) takes
+ * the float kernels' MVE blocks in place of their portable loops, each
+ * forming every sum in the portable code's order: depthwise_f32's without
+ * contraction (the portable bits), gemm_f32's with VFMA (the portable bits
+ * but for the FMA's rounding, as its x86 tiles). Helium's float
+ * instructions flush denormal inputs and results to zero (so do the loops
+ * GCC vectorises for it on its own). */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#include <arm_mve.h>
+#include <math.h>
+#define MLFK_F32_MVE 1
+#else
+#define MLFK_F32_MVE 0
+#endif
+
 /* The same numbers as MLF_KERNEL_ISA_* of mlf/model_abi.h (the generated
  * run function passes the caller's choice on as it is). */
 #define MLFK_ISA_PORTABLE 0
@@ -158,6 +173,25 @@ MLFK_FN float mlfk_clamp(float v, float lo, float hi) {
 #define MLFK_NO_CONTRACT _Pragma("STDC FP_CONTRACT OFF")
 #else
 #define MLFK_NO_CONTRACT
+#endif
+
+#if MLFK_F32_MVE
+/* mlfk_clamp on four lanes, NaN and signed zeros included: a compare and a
+ * select per bound. */
+static inline __attribute__((always_inline)) float32x4_t mlfk_clamp_mve(float32x4_t v, float lo,
+                                                                        float hi) {
+  v = vpselq_f32(v, vdupq_n_f32(lo), vcmpgtq_n_f32(v, lo));
+  return vpselq_f32(v, vdupq_n_f32(hi), vcmpltq_n_f32(v, hi));
+}
+
+/* Whether VMAXNM by lo then VMINNM by hi (two instructions; GCC 12 moves
+ * each compare's predicate through a core register, three more) gives
+ * mlfk_clamp's bits: it does for every v (a NaN becomes lo, as there)
+ * unless a bound is NaN, lo is -0 (v = +0 gives -0 there) or hi is +0
+ * (v = -0 gives +0 there). */
+MLFK_FN int mlfk_clamp_mve_nm_exact(float lo, float hi) {
+  return lo == lo && hi == hi && !(lo == 0.0f && signbit(lo)) && !(hi == 0.0f && !signbit(hi));
+}
 #endif
 
 #define MLFK_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)

@@ -170,6 +170,20 @@ MLFK_FN void mlfk_depthwise_copy_portable(float* MLFK_RESTRICT d, const float* M
   for (i = 0; i < n; ++i) d[i] = s[i];
 }
 
+#if MLFK_F32_MVE
+/* Helium: the band's row copies (5-34 floats; GCC makes a memcpy call of
+ * the portable loop), four floats a step, the last n % 4 under a
+ * predicate. */
+MLFK_FN void mlfk_depthwise_copy_mve(float* MLFK_RESTRICT d, const float* MLFK_RESTRICT s, int n) {
+  int i;
+  for (i = 0; i + 4 <= n; i += 4) vst1q_f32(d + i, vld1q_f32(s + i));
+  if (i < n) {
+    const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+    vstrwq_p_f32(d + i, vldrwq_z_f32(s + i, p), p);
+  }
+}
+#endif
+
 #if MLFK_X86
 MLFK_TARGET("avx2,fma")
 MLFK_FN void mlfk_depthwise_copy_avx2(float* MLFK_RESTRICT d, const float* MLFK_RESTRICT s,
@@ -195,11 +209,92 @@ MLFK_FN void mlfk_depthwise_copy_avx512(float* MLFK_RESTRICT d, const float* MLF
 }
 #endif
 
+#if MLFK_F32_MVE
+/* Helium, the band's 3x3 flat loop: four outputs a step, each tap one
+ * vector load, a VMUL by the tap's weight and a VADD, from the bias, taps in
+ * (ky, kx) order: the portable loop's sum, uncontracted as everywhere in
+ * this family, so the same bits (a VFMA per tap would save 9 of ~30
+ * instructions a step but round differently from every other variant).
+ * When VMAXNM and VMINNM clamp to mlfk_clamp's bits (mlfk_clamp_mve_nm_exact:
+ * Relu, ReLU6) the sums are clamped in registers and the band's rows copied
+ * out as they are (the clamp per row of 5 outputs cost more than the sums).
+ * Whole steps unpredicated, the last n % 4 outputs under a predicate (a
+ * step of four reads up to two floats past its last output's window, which
+ * the band's buffer holds: its rows are wp >= ow + 2 long). */
+#define MLFK_DEPTHWISE_MVE_TAP(X, W) t = vaddq_f32(t, vmulq_n_f32(X, W));
+#define MLFK_DEPTHWISE_MVE_STEP(LOAD, STORE)                                                  \
+  {                                                                                           \
+    float32x4_t t = vb;                                                                       \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r0 + i), a0)                                                  \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r0 + i + 1), a1)                                              \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r0 + i + 2), a2)                                              \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r1 + i), b0)                                                  \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r1 + i + 1), b1)                                              \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r1 + i + 2), b2)                                              \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r2 + i), c0)                                                  \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r2 + i + 1), c1)                                              \
+    MLFK_DEPTHWISE_MVE_TAP(LOAD(r2 + i + 2), c2)                                              \
+    if (clamp) t = vminnmq_f32(vmaxnmq_f32(t, vlo), vhi);                                     \
+    STORE(out + i, t);                                                                        \
+  }
+#define MLFK_DEPTHWISE_MVE_LOAD_P(P) vldrwq_z_f32(P, p)
+#define MLFK_DEPTHWISE_MVE_STORE_P(P, V) vstrwq_p_f32(P, V, p)
+static inline __attribute__((always_inline)) void mlfk_depthwise_band3x3_mve_body(
+    float* MLFK_RESTRICT out, const float* MLFK_RESTRICT in, int wp, int n, float b,
+    const float* wt, const int clamp, float lo, float hi) {
+  const float a0 = wt[0], a1 = wt[1], a2 = wt[2], b0 = wt[3], b1 = wt[4], b2 = wt[5];
+  const float c0 = wt[6], c1 = wt[7], c2 = wt[8];
+  const float* MLFK_RESTRICT r0 = in;
+  const float* MLFK_RESTRICT r1 = in + wp;
+  const float* MLFK_RESTRICT r2 = in + 2 * wp;
+  const float32x4_t vb = vdupq_n_f32(b), vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+  int i;
+  for (i = 0; i + 4 <= n; i += 4) MLFK_DEPTHWISE_MVE_STEP(vld1q_f32, vst1q_f32)
+  if (i < n) {
+    const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+    MLFK_DEPTHWISE_MVE_STEP(MLFK_DEPTHWISE_MVE_LOAD_P, MLFK_DEPTHWISE_MVE_STORE_P)
+  }
+}
+#undef MLFK_DEPTHWISE_MVE_LOAD_P
+#undef MLFK_DEPTHWISE_MVE_STORE_P
+#undef MLFK_DEPTHWISE_MVE_STEP
+#undef MLFK_DEPTHWISE_MVE_TAP
+
+/* The band's sums into out[0, n), clamped to [lo, hi] when `clamp`. */
+MLFK_FN void mlfk_depthwise_band3x3_mve(float* MLFK_RESTRICT out, const float* MLFK_RESTRICT in,
+                                        int wp, int n, float b, const float* wt, int clamp,
+                                        float lo, float hi) {
+  if (clamp) {
+    mlfk_depthwise_band3x3_mve_body(out, in, wp, n, b, wt, 1, lo, hi);
+  } else {
+    mlfk_depthwise_band3x3_mve_body(out, in, wp, n, b, wt, 0, lo, hi);
+  }
+}
+#define MLFK_DEPTHWISE_BAND3X3 mlfk_depthwise_band3x3_mve(out, in, wp, n, b, wt, clamped, lo, hi);
+/* Whether the band's sums come out clamped. */
+#define MLFK_DEPTHWISE_CLAMPED \
+  (clamp && s->kh == 3 && s->kw == 3 && s->dh == 1 && s->dw == 1 && mlfk_clamp_mve_nm_exact(lo, hi))
+#else
+#define MLFK_DEPTHWISE_CLAMPED 0
+#define MLFK_DEPTHWISE_BAND3X3                                                                \
+  {                                                                                           \
+    const float a0 = wt[0], a1 = wt[1], a2 = wt[2], b0 = wt[3], b1 = wt[4], b2 = wt[5];       \
+    const float c0 = wt[6], c1 = wt[7], c2 = wt[8];                                           \
+    const float* MLFK_RESTRICT r0 = in;                                                       \
+    const float* MLFK_RESTRICT r1 = in + wp;                                                  \
+    const float* MLFK_RESTRICT r2 = in + 2 * wp;                                              \
+    for (i = 0; i < n; ++i)                                                                   \
+      out[i] = b + a0 * r0[i] + a1 * r0[i + 1] + a2 * r0[i + 2] + b0 * r1[i] +                \
+               b1 * r1[i + 1] + b2 * r1[i + 2] + c0 * r2[i] + c1 * r2[i + 1] + c2 * r2[i + 2]; \
+  }
+#endif
+
 #define MLFK_DEPTHWISE_BAND_BODY(copy)                                                        \
   {                                                                                           \
     MLFK_NO_CONTRACT                                                                          \
     float buf[MLFK_DEPTHWISE_BAND_FLOATS > 0 ? MLFK_DEPTHWISE_BAND_FLOATS : 1];               \
     const int clamp = lo > -HUGE_VALF || hi < HUGE_VALF;                                      \
+    const int clamped = MLFK_DEPTHWISE_CLAMPED;                                               \
     const int wp = s->ow + (s->kw - 1) * s->dw, extra = (s->kh - 1) * s->dh;                  \
     /* Copy columns [c_lo, c_hi) hold input columns c - pad_left. */                          \
     int c_lo = s->pad_left < wp ? s->pad_left : wp;                                           \
@@ -231,15 +326,7 @@ MLFK_FN void mlfk_depthwise_copy_avx512(float* MLFK_RESTRICT d, const float* MLF
           }                                                                                   \
         }                                                                                     \
         if (s->kh == 3 && s->kw == 3 && s->dh == 1 && s->dw == 1) {                           \
-          const float a0 = wt[0], a1 = wt[1], a2 = wt[2], b0 = wt[3], b1 = wt[4], b2 = wt[5];  \
-          const float c0 = wt[6], c1 = wt[7], c2 = wt[8];                                     \
-          const float* MLFK_RESTRICT r0 = in;                                                 \
-          const float* MLFK_RESTRICT r1 = in + wp;                                            \
-          const float* MLFK_RESTRICT r2 = in + 2 * wp;                                        \
-          for (i = 0; i < n; ++i)                                                             \
-            out[i] = b + a0 * r0[i] + a1 * r0[i + 1] + a2 * r0[i + 2] + b0 * r1[i] +          \
-                     b1 * r1[i + 1] + b2 * r1[i + 2] + c0 * r2[i] + c1 * r2[i + 1] +          \
-                     c2 * r2[i + 2];                                                          \
+          MLFK_DEPTHWISE_BAND3X3                                                              \
         } else {                                                                              \
           for (i = 0; i < n; ++i) out[i] = b;                                                 \
           for (ky = 0; ky < s->kh; ++ky) {                                                    \
@@ -253,7 +340,7 @@ MLFK_FN void mlfk_depthwise_copy_avx512(float* MLFK_RESTRICT d, const float* MLF
         for (q = 0; q < r; ++q) {                                                             \
           float* MLFK_RESTRICT yr = yp + (size_t)(band + q) * s->ow;                          \
           const float* o = out + (size_t)q * wp;                                              \
-          if (clamp) {                                                                        \
+          if (clamp && !clamped) {                                                            \
             for (i = 0; i < s->ow; ++i) yr[i] = mlfk_clamp(o[i], lo, hi);                     \
           } else {                                                                            \
             copy(yr, o, s->ow);                                                               \
@@ -326,7 +413,11 @@ MLFK_FN void mlfk_depthwise2d_f32_band_portable(const mlfk_depthwise2d_f32_shape
                                                 float* y, float lo, float hi, int plane0,
                                                 int plane1, int oy0, int oy1,
                                                 int rows)
+#if MLFK_F32_MVE
+    MLFK_DEPTHWISE_BAND_BODY(mlfk_depthwise_copy_mve)
+#else
     MLFK_DEPTHWISE_BAND_BODY(mlfk_depthwise_copy_portable)
+#endif
 
 #if MLFK_X86
 MLFK_TARGET("avx2,fma")
@@ -347,6 +438,8 @@ MLFK_FN void mlfk_depthwise2d_f32_band_avx512(const mlfk_depthwise2d_f32_shape* 
 
 #undef MLFK_DEPTHWISE_BODY
 #undef MLFK_DEPTHWISE_BAND_BODY
+#undef MLFK_DEPTHWISE_BAND3X3
+#undef MLFK_DEPTHWISE_CLAMPED
 #undef MLFK_DEPTHWISE_ROW3
 #undef MLFK_DEPTHWISE_ROW33
 #undef MLFK_DEPTHWISE_ROW_ANY
