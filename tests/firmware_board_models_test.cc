@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/format/npy.h"
+#include "tests/printed_output.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 
@@ -61,22 +62,6 @@ NpyArray WaveInput(const std::vector<int64_t>& shape) {
   for (size_t i = 0; i < count; ++i) x[i] = static_cast<float>(std::sin(0.11 * i) * 0.8);
   input.data.assign(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
   return input;
-}
-
-// The printed values of "output <name> <count> v0 v1 ..." in `text`.
-std::vector<double> PrintedOutput(const std::string& text, const std::string& name) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string tag, got_name;
-    size_t count = 0;
-    if (!(words >> tag >> got_name >> count) || tag != "output" || got_name != name) continue;
-    std::vector<double> values;
-    for (std::string v; words >> v;) values.push_back(std::strtod(v.c_str(), nullptr));
-    EXPECT_EQ(values.size(), count) << line;
-    return values;
-  }
-  return {};
 }
 
 class FirmwareBoardModelsTest : public ::testing::TestWithParam<std::pair<std::string, std::string>> {

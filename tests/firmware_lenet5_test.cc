@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "artifact/format/npy.h"
+#include "tests/printed_output.h"
 #include "tests/run_command.h"
 #include "tests/test_files.h"
 
@@ -21,23 +22,6 @@ namespace mlf {
 namespace {
 
 constexpr char kLeNet5[] = "bench/models/lenet5.onnx";
-
-// The values of the line "output <name> <count> v0 v1 ..." of `text`.
-std::vector<double> PrintedOutput(const std::string& text, const std::string& name) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string tag, got_name;
-    size_t count = 0;
-    if (!(words >> tag >> got_name >> count) || tag != "output" || got_name != name) continue;
-    std::vector<double> values;
-    for (std::string v; words >> v;) values.push_back(std::strtod(v.c_str(), nullptr));
-    EXPECT_EQ(values.size(), count) << line;
-    return values;
-  }
-  ADD_FAILURE() << "no output line for " << name << " in:\n" << text;
-  return {};
-}
 
 TEST(FirmwareLeNet5Test, RunsOnMps2An386AndMatchesTheHost) {
   const std::string dir = FreshDir("firmware_lenet5");
