@@ -455,6 +455,128 @@ MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
     }
   }
 }
+
+/* ---- Cortex-M with DSP, whole blocks: x expanded to 16-bit halves once
+ * per block of columns, shared by every pair of rows. ---- */
+
+/* Bytes of the expanded columns (on the stack of mlfk_s8_dsp_block). */
+#define MLFK_S8_DSP_XBUF 1024
+
+/* Columns [0, cols) of x's first `quads` quads (quad rows xs bytes apart)
+ * as 16-bit halves, by pairs of columns (an odd last column paired with
+ * itself): pair p, quad q is the four words at xe + (p * quads + q) * 4,
+ * uxtb16 of column 2p's word, its bytes 1 and 3 likewise, then the same of
+ * column 2p + 1. One pass here saves each pair of weight rows its own
+ * four extractions a quad. */
+MLFK_FN void mlfk_s8_dsp_expand(const uint8_t* x, ptrdiff_t xs, int quads, int cols, uint32_t* xe) {
+  int j, q;
+  for (j = 0; j < cols; j += 2) {
+    const uint8_t* p = x + (ptrdiff_t)j * 4;
+    const ptrdiff_t next = j + 1 < cols ? 4 : 0;
+    for (q = 0; q < quads; ++q, p += xs, xe += 4) {
+      uint32_t v0, v1;
+      memcpy(&v0, p, 4);
+      memcpy(&v1, p + next, 4);
+      xe[0] = __uxtb16(v0);
+      xe[1] = (uint32_t)mlfk_s8_uxtb16_ror8(v0);
+      xe[2] = __uxtb16(v1);
+      xe[3] = (uint32_t)mlfk_s8_uxtb16_ror8(v1);
+    }
+  }
+}
+
+/* Rows w and w + ldw (acc0, acc1, from b0 and b1) of columns [0, cols) over
+ * `quads` >= 1 whole quads, from the pairs of mlfk_s8_dsp_expand. Per quad
+ * and 2 x 2 block, 18 instructions for 16 MACs: one LDM of the pair's four
+ * words, two weight loads and their four sxtb16, eight smlad, the loop's
+ * test. In assembly with the registers pinned: the loop needs 13 of them
+ * (r7, the frame pointer of unoptimised Thumb code, stays out; the loop's
+ * end is read from the stack), more than GCC 12 kept without spilling. */
+__attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_pairs(const int8_t* w, ptrdiff_t ldw, const uint32_t* xe,
+                                                        int quads, int cols, int32_t b0, int32_t b1,
+                                                        int32_t* acc0, int32_t* acc1) {
+  const int8_t* const end = w + (ptrdiff_t)quads * 4;
+  int j;
+  for (j = 0; j < cols; j += 2, xe += (ptrdiff_t)quads * 4) {
+    register uint32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
+    register int32_t s00 __asm__("r4") = b0, s01 __asm__("r5") = b0;
+    register int32_t s10 __asm__("r6") = b1, s11 __asm__("r8") = b1;
+    register uint32_t wv __asm__("r9"), t __asm__("r10");
+    register const int8_t* p __asm__("r11") = w;
+    register ptrdiff_t d __asm__("r12") = ldw;
+    register const uint32_t* xp __asm__("lr") = xe;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldmia  %[xp]!, {%[x0], %[x1], %[x2], %[x3]}\n\t"
+        "ldr    %[wv], [%[p], %[d]]\n\t"
+        "sxtb16 %[t], %[wv], ror #8\n\t"
+        "sxtb16 %[wv], %[wv]\n\t"
+        "smlad  %[s10], %[x0], %[wv], %[s10]\n\t"
+        "smlad  %[s10], %[x1], %[t], %[s10]\n\t"
+        "smlad  %[s11], %[x2], %[wv], %[s11]\n\t"
+        "smlad  %[s11], %[x3], %[t], %[s11]\n\t"
+        "ldr    %[wv], [%[p]], #4\n\t"
+        "sxtb16 %[t], %[wv], ror #8\n\t"
+        "sxtb16 %[wv], %[wv]\n\t"
+        "smlad  %[s00], %[x0], %[wv], %[s00]\n\t"
+        "smlad  %[s00], %[x1], %[t], %[s00]\n\t"
+        "smlad  %[s01], %[x2], %[wv], %[s01]\n\t"
+        "smlad  %[s01], %[x3], %[t], %[s01]\n\t"
+        "ldr    %[t], %[end]\n\t"
+        "cmp    %[p], %[t]\n\t"
+        "bne    1b\n\t"
+        : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [s00] "+r"(s00), [s01] "+r"(s01),
+          [s10] "+r"(s10), [s11] "+r"(s11), [wv] "=&r"(wv), [t] "=&r"(t), [p] "+r"(p), [xp] "+r"(xp)
+        : [d] "r"(d), [end] "m"(end)
+        : "cc", "memory");
+    acc0[j] = s00;
+    acc1[j] = s10;
+    if (j + 1 < cols) {
+      acc0[j + 1] = s01;
+      acc1[j + 1] = s11;
+    }
+  }
+}
+
+/* The block of mlfk_gemm_s8_block on a DSP core, when x's whole quads of
+ * at least two columns fit MLFK_S8_DSP_XBUF (else 0: the tiles do it):
+ * columns in blocks, each expanded once, then every pair of rows over it
+ * (an odd last row computed twice), the partial quad of k added scalar,
+ * the rows stored. */
+MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int ldx, int c0, int n) {
+  uint32_t xe[MLFK_S8_DSP_XBUF / 4];
+  int32_t acc[2][MLFK_S8_TC];
+  const int kfull = a->k / 4, kqn = (a->k + 3) / 4;
+  const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
+  int cb, c, r, i, j;
+  if (kfull == 0) return 0;
+  cb = (MLFK_S8_DSP_XBUF / (kfull * 16)) * 2;
+  cb = cb < MLFK_S8_TC ? cb : MLFK_S8_TC;
+  if (cb < 2) return 0;
+  for (c = 0; c < n; c += cb) {
+    const int cols = n - c < cb ? n - c : cb;
+    mlfk_s8_dsp_expand(x + (ptrdiff_t)c * 4, xs, kfull, cols, xe);
+    for (r = 0; r < a->m; r += 2) {
+      const int r1 = r + 1 < a->m ? r + 1 : r;
+      const int8_t* w = a->w + (ptrdiff_t)r * a->ldw;
+      mlfk_s8_dsp_pairs(w, (ptrdiff_t)(r1 - r) * a->ldw, xe, kfull, cols, a->bias[r], a->bias[r1], acc[0], acc[1]);
+      if (kqn > kfull) {
+        const uint8_t* xq = x + (ptrdiff_t)kfull * xs + (ptrdiff_t)c * 4;
+        for (i = 0; i < 2; ++i) {
+          const uint32_t q = mlfk_s8_wquad(a->w + (ptrdiff_t)(i == 0 ? r : r1) * a->ldw, a->k, kfull);
+          const int32_t w0 = (int8_t)q, w1 = (int8_t)(q >> 8), w2 = (int8_t)(q >> 16), w3 = (int8_t)(q >> 24);
+          for (j = 0; j < cols; ++j) {
+            const uint8_t* p = xq + j * 4;
+            acc[i][j] = (int32_t)((uint32_t)acc[i][j] + (uint32_t)(p[0] * w0 + p[1] * w1 + p[2] * w2 + p[3] * w3));
+          }
+        }
+      }
+      mlfk_s8_store_row(a, r, c0 + c, cols, acc[0]);
+      if (r1 != r) mlfk_s8_store_row(a, r1, c0 + c, cols, acc[1]);
+    }
+  }
+  return 1;
+}
 #else
 MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
                                    const uint8_t* MLFK_RESTRICT x, int ldx, int cols,
@@ -829,6 +951,9 @@ MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8
     }
     return;
   }
+#endif
+#if MLFK_S8_DSP && !MLFK_S8_MVE
+  if (mlfk_s8_dsp_block(a, x, ldx, c0, n)) return;
 #endif
   for (c = 0; c < n; c += MLFK_S8_TC) {
     const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
