@@ -222,6 +222,36 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
     }                                                                           \
   }
 #if MLFK_S8_DSP
+      /* Full range, 2 <= e <= 22, |zy| <= 256: the addend built from the
+       * sign per output and one SMLAL into it. For e >= 2 kpos's words are
+       * (2^(e-2), 2^30) and kneg's (2^(e-2) - 1, 2^30 + 2^31); zy enters
+       * the high word as zy * 2^(e-1), which the shift by e - 1 turns into
+       * + zy exactly (the high word stays within 2^30 + 2^29: no
+       * overflow). ~10 instructions an output instead of ~15. */
+      if (e >= 2 && e <= 22 && zy >= -256 && zy <= 256 &&
+          ((a->lo == 0 && a->hi == 255) || (a->lo == -128 && a->hi == 127))) {
+        const int32_t hpos = ((int32_t)1 << (e - 2)) + zy * ((int32_t)1 << (e - 1));
+        const int sh = e - 1;
+#define MLFK_S8_SMLAL_LOOP(SAT)                                                    \
+  for (t = 0; t < rows; ++t) {                                                    \
+    const int32_t* at = acc + t * apitch;                                         \
+    uint8_t* o = o0 + t * opitch * ocs;                                           \
+    for (j = 0; j < n; ++j) {                                                     \
+      const int32_t v = at[j], sgn = v >> 31;                                     \
+      uint32_t wlo = 0x40000000u | ((uint32_t)sgn & 0x80000000u);                 \
+      int32_t whi = hpos + sgn;                                                   \
+      __asm__("smlal %0, %1, %2, %3" : "+r"(wlo), "+r"(whi) : "r"(v), "r"(mult)); \
+      o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(whi >> sh, 8);                         \
+    }                                                                             \
+  }
+        if (a->lo == 0) {
+          MLFK_S8_SMLAL_LOOP(__usat)
+        } else {
+          MLFK_S8_SMLAL_LOOP(__ssat)
+        }
+#undef MLFK_S8_SMLAL_LOOP
+        return;
+      }
       /* A full uint8 or int8 range: one saturating instruction (|q| < 2^31
        * - 255, so q + zy does not overflow). */
       if (a->lo == 0 && a->hi == 255) {
