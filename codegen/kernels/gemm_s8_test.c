@@ -374,6 +374,9 @@ int main(void) {
      * falls back to the tiles), int8 and int32 outputs. */
     check_gemm(isa, 5, 9, 300, 1, 0, 1);
     check_gemm(isa, 4, 3, 261, 0, 1, 1);
+    /* An odd number of whole quads above one (the DSP loop takes two a step). */
+    check_gemm(isa, 5, 7, 13, 0, 0, 1);
+    check_gemm(isa, 2, 4, 20, 1, 0, 1);
     /* isa, batch, c, h, w, m, kh, kw, stride, pad, dilation, signed, int32, threads */
     check_conv(isa, 1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 0, 0, 1);
     check_conv(isa, 2, 2, 8, 7, 4, 3, 3, 2, 1, 1, 1, 0, 1);

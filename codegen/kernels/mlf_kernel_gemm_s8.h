@@ -515,17 +515,39 @@ MLFK_FN void mlfk_s8_dsp_expand(const uint8_t* x, ptrdiff_t xs, int quads, int c
   }
 }
 
+/* One quad of the 2 x 2 block: the pair's four words by one LDM, row
+ * w + ldw's weight word then row w's (post-incremented), each as two
+ * sxtb16 halves, eight smlad. */
+#define MLFK_S8_DSP_QUAD                              \
+  "ldmia  %[xp]!, {%[x0], %[x1], %[x2], %[x3]}\n\t" \
+  "ldr    %[wv], [%[p], %[d]]\n\t"                  \
+  "sxtb16 %[t], %[wv], ror #8\n\t"                  \
+  "sxtb16 %[wv], %[wv]\n\t"                         \
+  "smlad  %[s10], %[x0], %[wv], %[s10]\n\t"         \
+  "smlad  %[s10], %[x1], %[t], %[s10]\n\t"          \
+  "smlad  %[s11], %[x2], %[wv], %[s11]\n\t"         \
+  "smlad  %[s11], %[x3], %[t], %[s11]\n\t"          \
+  "ldr    %[wv], [%[p]], #4\n\t"                    \
+  "sxtb16 %[t], %[wv], ror #8\n\t"                  \
+  "sxtb16 %[wv], %[wv]\n\t"                         \
+  "smlad  %[s00], %[x0], %[wv], %[s00]\n\t"         \
+  "smlad  %[s00], %[x1], %[t], %[s00]\n\t"          \
+  "smlad  %[s01], %[x2], %[wv], %[s01]\n\t"         \
+  "smlad  %[s01], %[x3], %[t], %[s01]\n\t"
+
 /* Rows w and w + ldw (acc0, acc1, from b0 and b1) of columns [0, cols) over
- * `quads` >= 1 whole quads, from the pairs of mlfk_s8_dsp_expand. Per quad
- * and 2 x 2 block, 18 instructions for 16 MACs: one LDM of the pair's four
- * words, two weight loads and their four sxtb16, eight smlad, the loop's
- * test. In assembly with the registers pinned: the loop needs 13 of them
- * (r7, the frame pointer of unoptimised Thumb code, stays out; the loop's
- * end is read from the stack), more than GCC 12 kept without spilling. */
+ * `quads` >= 1 whole quads, from the pairs of mlfk_s8_dsp_expand; acc0 and
+ * acc1 take cols rounded up to even (an odd last column's partner is its
+ * copy). 15 instructions per quad and 2 x 2 block (16 MACs), the loop's
+ * test (its end read from the stack) once per two quads, an odd first
+ * quad before the loop. In assembly with the registers pinned: the loop
+ * needs 13 of them (r7, the frame pointer of unoptimised Thumb code, stays
+ * out), more than GCC 12 kept without spilling. */
 __attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_pairs(const int8_t* w, ptrdiff_t ldw, const uint32_t* xe,
                                                         int quads, int cols, int32_t b0, int32_t b1,
                                                         int32_t* acc0, int32_t* acc1) {
   const int8_t* const end = w + (ptrdiff_t)quads * 4;
+  const int odd = quads & 1;
   int j;
   for (j = 0; j < cols; j += 2, xe += (ptrdiff_t)quads * 4) {
     register uint32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
@@ -535,38 +557,26 @@ __attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_pairs(const int8_t* w, ptrdif
     register const int8_t* p __asm__("r11") = w;
     register ptrdiff_t d __asm__("r12") = ldw;
     register const uint32_t* xp __asm__("lr") = xe;
-    __asm__ volatile(
-        "1:\n\t"
-        "ldmia  %[xp]!, {%[x0], %[x1], %[x2], %[x3]}\n\t"
-        "ldr    %[wv], [%[p], %[d]]\n\t"
-        "sxtb16 %[t], %[wv], ror #8\n\t"
-        "sxtb16 %[wv], %[wv]\n\t"
-        "smlad  %[s10], %[x0], %[wv], %[s10]\n\t"
-        "smlad  %[s10], %[x1], %[t], %[s10]\n\t"
-        "smlad  %[s11], %[x2], %[wv], %[s11]\n\t"
-        "smlad  %[s11], %[x3], %[t], %[s11]\n\t"
-        "ldr    %[wv], [%[p]], #4\n\t"
-        "sxtb16 %[t], %[wv], ror #8\n\t"
-        "sxtb16 %[wv], %[wv]\n\t"
-        "smlad  %[s00], %[x0], %[wv], %[s00]\n\t"
-        "smlad  %[s00], %[x1], %[t], %[s00]\n\t"
-        "smlad  %[s01], %[x2], %[wv], %[s01]\n\t"
-        "smlad  %[s01], %[x3], %[t], %[s01]\n\t"
-        "ldr    %[t], %[end]\n\t"
-        "cmp    %[p], %[t]\n\t"
-        "bne    1b\n\t"
-        : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [s00] "+r"(s00), [s01] "+r"(s01),
-          [s10] "+r"(s10), [s11] "+r"(s11), [wv] "=&r"(wv), [t] "=&r"(t), [p] "+r"(p), [xp] "+r"(xp)
-        : [d] "r"(d), [end] "m"(end)
-        : "cc", "memory");
-    acc0[j] = s00;
-    acc1[j] = s10;
-    if (j + 1 < cols) {
-      acc0[j + 1] = s01;
-      acc1[j + 1] = s11;
+#define MLFK_S8_DSP_OPERANDS                                                                                \
+  : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [s00] "+r"(s00), [s01] "+r"(s01),     \
+    [s10] "+r"(s10), [s11] "+r"(s11), [wv] "=&r"(wv), [t] "=&r"(t), [p] "+r"(p), [xp] "+r"(xp)           \
+  : [d] "r"(d), [end] "m"(end)                                                                             \
+  : "cc", "memory"
+    if (odd) __asm__ volatile(MLFK_S8_DSP_QUAD MLFK_S8_DSP_OPERANDS);
+    if (quads > 1) {
+      __asm__ volatile("1:\n\t" MLFK_S8_DSP_QUAD MLFK_S8_DSP_QUAD
+                       "ldr    %[t], %[end]\n\t"
+                       "cmp    %[p], %[t]\n\t"
+                       "bne    1b\n\t" MLFK_S8_DSP_OPERANDS);
     }
+#undef MLFK_S8_DSP_OPERANDS
+    acc0[j] = s00;
+    acc0[j + 1] = s01;
+    acc1[j] = s10;
+    acc1[j + 1] = s11;
   }
 }
+#undef MLFK_S8_DSP_QUAD
 
 /* The block of mlfk_gemm_s8_block on a DSP core, when x's whole quads of
  * at least two columns fit MLFK_S8_DSP_XBUF (else 0: the tiles do it):
@@ -575,7 +585,7 @@ __attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_pairs(const int8_t* w, ptrdif
  * the rows stored. */
 MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int ldx, int c0, int n) {
   uint32_t xe[MLFK_S8_DSP_XBUF / 4];
-  int32_t acc[2][MLFK_S8_TC];
+  int32_t acc[2][MLFK_S8_TC + 1]; /* + 1: an odd count's partner column */
   const int kfull = a->k / 4, kqn = (a->k + 3) / 4;
   const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
   int cb, c, r, i, j;
