@@ -535,46 +535,62 @@ MLFK_FN void mlfk_s8_dsp_expand(const uint8_t* x, ptrdiff_t xs, int quads, int c
   "smlad  %[s01], %[x2], %[wv], %[s01]\n\t"         \
   "smlad  %[s01], %[x3], %[t], %[s01]\n\t"
 
-/* Rows w and w + ldw (acc0, acc1, from b0 and b1) of columns [0, cols) over
- * `quads` >= 1 whole quads, from the pairs of mlfk_s8_dsp_expand; acc0 and
- * acc1 take cols rounded up to even (an odd last column's partner is its
- * copy). 15 instructions per quad and 2 x 2 block (16 MACs), the loop's
- * test (its end read from the stack) once per two quads, an odd first
- * quad before the loop. In assembly with the registers pinned: the loop
- * needs 13 of them (r7, the frame pointer of unoptimised Thumb code, stays
- * out), more than GCC 12 kept without spilling. */
+/* Distance of the second row's sums from the first's in
+ * mlfk_s8_dsp_pairs's acc (an odd count's partner column included). */
+#define MLFK_S8_DSP_ACC1 (MLFK_S8_TC + 1)
+
+/* Rows w and w + ldw (acc[j] and acc[MLFK_S8_DSP_ACC1 + j], from b0 and b1)
+ * of columns [0, cols) over `quads` >= 1 whole quads, from the pairs of
+ * mlfk_s8_dsp_expand; cols rounded up to even are written (an odd last
+ * column's partner is its copy). Per quad and 2 x 2 block (16 MACs) 15
+ * instructions, the end test once per two quads (an odd first quad before
+ * the loop); per pair of columns 13 to 16 more. One assembly block with
+ * the registers pinned: the loop needs 13 of them (r7, the frame pointer
+ * of unoptimised Thumb code, stays out), more than GCC 12 kept without
+ * spilling; what changes once per pair lives on the stack ("m" operands). */
 __attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_pairs(const int8_t* w, ptrdiff_t ldw, const uint32_t* xe,
                                                         int quads, int cols, int32_t b0, int32_t b1,
-                                                        int32_t* acc0, int32_t* acc1) {
+                                                        int32_t* acc) {
   const int8_t* const end = w + (ptrdiff_t)quads * 4;
-  const int odd = quads & 1;
-  int j;
-  for (j = 0; j < cols; j += 2, xe += (ptrdiff_t)quads * 4) {
-    register uint32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
-    register int32_t s00 __asm__("r4") = b0, s01 __asm__("r5") = b0;
-    register int32_t s10 __asm__("r6") = b1, s11 __asm__("r8") = b1;
-    register uint32_t wv __asm__("r9"), t __asm__("r10");
-    register const int8_t* p __asm__("r11") = w;
-    register ptrdiff_t d __asm__("r12") = ldw;
-    register const uint32_t* xp __asm__("lr") = xe;
-#define MLFK_S8_DSP_OPERANDS                                                                                \
-  : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [s00] "+r"(s00), [s01] "+r"(s01),     \
-    [s10] "+r"(s10), [s11] "+r"(s11), [wv] "=&r"(wv), [t] "=&r"(t), [p] "+r"(p), [xp] "+r"(xp)           \
-  : [d] "r"(d), [end] "m"(end)                                                                             \
-  : "cc", "memory"
-    if (odd) __asm__ volatile(MLFK_S8_DSP_QUAD MLFK_S8_DSP_OPERANDS);
-    if (quads > 1) {
-      __asm__ volatile("1:\n\t" MLFK_S8_DSP_QUAD MLFK_S8_DSP_QUAD
-                       "ldr    %[t], %[end]\n\t"
-                       "cmp    %[p], %[t]\n\t"
-                       "bne    1b\n\t" MLFK_S8_DSP_OPERANDS);
-    }
-#undef MLFK_S8_DSP_OPERANDS
-    acc0[j] = s00;
-    acc0[j + 1] = s01;
-    acc1[j] = s10;
-    acc1[j + 1] = s11;
-  }
+  const uint32_t* const xend = xe + (ptrdiff_t)((cols + 1) / 2) * quads * 4;
+  const int32_t odd = quads & 1;
+  const int32_t bb[4] = {b0, b0, b1, b1};
+  int32_t* accp = acc;
+  register uint32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
+  register int32_t s00 __asm__("r4"), s01 __asm__("r5"), s10 __asm__("r6"), s11 __asm__("r8");
+  register uint32_t wv __asm__("r9"), t __asm__("r10");
+  register const int8_t* p __asm__("r11");
+  register ptrdiff_t d __asm__("r12") = ldw;
+  register const uint32_t* xp __asm__("lr") = xe;
+  __asm__ volatile(
+      "2:\n\t"
+      "ldrd   %[s00], %[s01], %[bb0]\n\t"
+      "ldrd   %[s10], %[s11], %[bb1]\n\t"
+      "ldr    %[p], %[w]\n\t"
+      "ldr    %[t], %[odd]\n\t"
+      "cmp    %[t], #0\n\t"
+      "beq    1f\n\t" MLFK_S8_DSP_QUAD
+      "ldr    %[t], %[end]\n\t"
+      "cmp    %[p], %[t]\n\t"
+      "beq    3f\n\t"
+      "1:\n\t" MLFK_S8_DSP_QUAD MLFK_S8_DSP_QUAD
+      "ldr    %[t], %[end]\n\t"
+      "cmp    %[p], %[t]\n\t"
+      "bne    1b\n\t"
+      "3:\n\t"
+      "ldr    %[t], %[accp]\n\t"
+      "strd   %[s10], %[s11], [%[t], %[off1]]\n\t"
+      "strd   %[s00], %[s01], [%[t]], #8\n\t"
+      "str    %[t], %[accp]\n\t"
+      "ldr    %[t], %[xend]\n\t"
+      "cmp    %[xp], %[t]\n\t"
+      "bne    2b\n\t"
+      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [s00] "=&r"(s00), [s01] "=&r"(s01),
+        [s10] "=&r"(s10), [s11] "=&r"(s11), [wv] "=&r"(wv), [t] "=&r"(t), [p] "=&r"(p), [xp] "+r"(xp),
+        [accp] "+m"(accp)
+      : [d] "r"(d), [end] "m"(end), [xend] "m"(xend), [w] "m"(w), [odd] "m"(odd), [bb0] "m"(bb[0]),
+        [bb1] "m"(bb[2]), [off1] "i"(MLFK_S8_DSP_ACC1 * 4)
+      : "cc", "memory");
 }
 #undef MLFK_S8_DSP_QUAD
 
@@ -585,7 +601,7 @@ __attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_pairs(const int8_t* w, ptrdif
  * the rows stored. */
 MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int ldx, int c0, int n) {
   uint32_t xe[MLFK_S8_DSP_XBUF / 4];
-  int32_t acc[2][MLFK_S8_TC + 1]; /* + 1: an odd count's partner column */
+  int32_t acc[2][MLFK_S8_DSP_ACC1];
   const int kfull = a->k / 4, kqn = (a->k + 3) / 4;
   const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
   int cb, c, r, i, j;
@@ -599,7 +615,7 @@ MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int 
     for (r = 0; r < a->m; r += 2) {
       const int r1 = r + 1 < a->m ? r + 1 : r;
       const int8_t* w = a->w + (ptrdiff_t)r * a->ldw;
-      mlfk_s8_dsp_pairs(w, (ptrdiff_t)(r1 - r) * a->ldw, xe, kfull, cols, a->bias[r], a->bias[r1], acc[0], acc[1]);
+      mlfk_s8_dsp_pairs(w, (ptrdiff_t)(r1 - r) * a->ldw, xe, kfull, cols, a->bias[r], a->bias[r1], acc[0]);
       if (kqn > kfull) {
         const uint8_t* xq = x + (ptrdiff_t)kfull * xs + (ptrdiff_t)c * 4;
         for (i = 0; i < 2; ++i) {
