@@ -167,6 +167,47 @@ MLFK_FN void mlfk_s8_store_rows_mve(const mlfk_gemm_s8_args* a, int r, int c0, i
 }
 #endif
 
+#if MLFK_S8_DSP
+/* Whether mlfk_s8_dsp_requant computes a's outputs for a row with this
+ * multiplier and shift: the full uint8 or int8 range, |zy| <= 256, a
+ * positive multiplier and a right shift e = -shift in [2, 22]. */
+MLFK_FN int mlfk_s8_dsp_rq_args_ok(const mlfk_gemm_s8_args* a) {
+  return a->mult != NULL && a->zy >= -256 && a->zy <= 256 &&
+         ((a->lo == 0 && a->hi == 255) || (a->lo == -128 && a->hi == 127));
+}
+MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t mult, int32_t shift) { return mult > 0 && shift <= -2 && shift >= -22; }
+
+/* Outputs o[j * ocs] of sums at[j], j < n, as mlfk_s8_output computes
+ * them, where mlfk_s8_dsp_rq_args_ok and _row_ok hold (e = -shift): the
+ * rounding addend of mlfk_s8_store_rows (K = 2^30 + 2^(30+e), less 2^31
+ * for a negative sum) built from the sum's sign, one SMLAL into it, the
+ * high word shifted by e - 1, saturated. For e >= 2 K's words are
+ * (2^(e-2), 2^30) and, less 2^31, (2^(e-2) - 1, 2^30 + 2^31); zy enters
+ * the high word as zy * 2^(e-1), which the shift turns into + zy exactly
+ * (the high word stays within 2^30 + 2^29: no overflow). ~10 instructions
+ * an output. */
+MLFK_FN void mlfk_s8_dsp_requant(const mlfk_gemm_s8_args* a, const int32_t* at, int n, int32_t mult, int e,
+                                 uint8_t* o, ptrdiff_t ocs) {
+  const int32_t hpos = ((int32_t)1 << (e - 2)) + a->zy * ((int32_t)1 << (e - 1));
+  const int sh = e - 1;
+  int j;
+#define MLFK_S8_SMLAL_LOOP(SAT)                                                  \
+  for (j = 0; j < n; ++j) {                                                     \
+    const int32_t v = at[j], sgn = v >> 31;                                     \
+    uint32_t wlo = 0x40000000u | ((uint32_t)sgn & 0x80000000u);                 \
+    int32_t whi = hpos + sgn;                                                   \
+    __asm__("smlal %0, %1, %2, %3" : "+r"(wlo), "+r"(whi) : "r"(v), "r"(mult)); \
+    o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(whi >> sh, 8);                         \
+  }
+  if (a->lo == 0) {
+    MLFK_S8_SMLAL_LOOP(__usat)
+  } else {
+    MLFK_S8_SMLAL_LOOP(__ssat)
+  }
+#undef MLFK_S8_SMLAL_LOOP
+}
+#endif
+
 /* Stores `rows` runs of accumulators acc[t * apitch + j], j < n, of row r
  * to columns c0 + t * opitch + j (scalar; the depthwise band's output rows
  * under one setup). A row
@@ -222,34 +263,8 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
     }                                                                           \
   }
 #if MLFK_S8_DSP
-      /* Full range, 2 <= e <= 22, |zy| <= 256: the addend built from the
-       * sign per output and one SMLAL into it. For e >= 2 kpos's words are
-       * (2^(e-2), 2^30) and kneg's (2^(e-2) - 1, 2^30 + 2^31); zy enters
-       * the high word as zy * 2^(e-1), which the shift by e - 1 turns into
-       * + zy exactly (the high word stays within 2^30 + 2^29: no
-       * overflow). ~10 instructions an output instead of ~15. */
-      if (e >= 2 && e <= 22 && zy >= -256 && zy <= 256 &&
-          ((a->lo == 0 && a->hi == 255) || (a->lo == -128 && a->hi == 127))) {
-        const int32_t hpos = ((int32_t)1 << (e - 2)) + zy * ((int32_t)1 << (e - 1));
-        const int sh = e - 1;
-#define MLFK_S8_SMLAL_LOOP(SAT)                                                    \
-  for (t = 0; t < rows; ++t) {                                                    \
-    const int32_t* at = acc + t * apitch;                                         \
-    uint8_t* o = o0 + t * opitch * ocs;                                           \
-    for (j = 0; j < n; ++j) {                                                     \
-      const int32_t v = at[j], sgn = v >> 31;                                     \
-      uint32_t wlo = 0x40000000u | ((uint32_t)sgn & 0x80000000u);                 \
-      int32_t whi = hpos + sgn;                                                   \
-      __asm__("smlal %0, %1, %2, %3" : "+r"(wlo), "+r"(whi) : "r"(v), "r"(mult)); \
-      o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(whi >> sh, 8);                         \
-    }                                                                             \
-  }
-        if (a->lo == 0) {
-          MLFK_S8_SMLAL_LOOP(__usat)
-        } else {
-          MLFK_S8_SMLAL_LOOP(__ssat)
-        }
-#undef MLFK_S8_SMLAL_LOOP
+      if (mlfk_s8_dsp_rq_args_ok(a) && mlfk_s8_dsp_rq_row_ok(mult, shift)) {
+        for (t = 0; t < rows; ++t) mlfk_s8_dsp_requant(a, acc + t * apitch, n, mult, e, o0 + t * opitch * ocs, ocs);
         return;
       }
       /* A full uint8 or int8 range: one saturating instruction (|q| < 2^31
@@ -490,7 +505,7 @@ MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
  * per block of columns, shared by every pair of rows. ---- */
 
 /* Bytes of the expanded columns (on the stack of mlfk_s8_dsp_block). */
-#define MLFK_S8_DSP_XBUF 1024
+#define MLFK_S8_DSP_XBUF 2048
 
 /* Columns [0, cols) of x's first `quads` quads (quad rows xs bytes apart)
  * as 16-bit halves, by pairs of columns (an odd last column paired with
@@ -604,6 +619,7 @@ MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int 
   int32_t acc[2][MLFK_S8_DSP_ACC1];
   const int kfull = a->k / 4, kqn = (a->k + 3) / 4;
   const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
+  const int fast = mlfk_s8_dsp_rq_args_ok(a); /* the rows' own test below */
   int cb, c, r, i, j;
   if (kfull == 0) return 0;
   cb = (MLFK_S8_DSP_XBUF / (kfull * 16)) * 2;
@@ -627,8 +643,15 @@ MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int 
           }
         }
       }
-      mlfk_s8_store_row(a, r, c0 + c, cols, acc[0]);
-      if (r1 != r) mlfk_s8_store_row(a, r1, c0 + c, cols, acc[1]);
+      for (i = 0; i < (r1 != r ? 2 : 1); ++i) {
+        const int row = r + i;
+        if (fast && mlfk_s8_dsp_rq_row_ok(a->mult[row], a->shift[row])) {
+          mlfk_s8_dsp_requant(a, acc[i], cols, a->mult[row], -a->shift[row],
+                              (uint8_t*)a->out + (ptrdiff_t)row * a->ors + (ptrdiff_t)(c0 + c) * a->ocs, a->ocs);
+        } else {
+          mlfk_s8_store_row(a, row, c0 + c, cols, acc[i]);
+        }
+      }
     }
   }
   return 1;
