@@ -177,8 +177,8 @@ MLFK_FN int mlfk_s8_dsp_rq_args_ok(const mlfk_gemm_s8_args* a) {
 }
 MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t mult, int32_t shift) { return mult > 0 && shift <= -2 && shift >= -22; }
 
-/* Outputs o[j * ocs] of sums at[j], j < n, as mlfk_s8_output computes
- * them, where mlfk_s8_dsp_rq_args_ok and _row_ok hold (e = -shift): the
+/* Outputs o0[(t * opitch + j) * ocs] of sums acc[t * apitch + j], j < n,
+ * t < rows, as mlfk_s8_output computes them, where mlfk_s8_dsp_rq_args_ok and _row_ok hold (e = -shift): the
  * rounding addend of mlfk_s8_store_rows (K = 2^30 + 2^(30+e), less 2^31
  * for a negative sum) built from the sum's sign, one SMLAL into it, the
  * high word shifted by e - 1, saturated. For e >= 2 K's words are
@@ -186,18 +186,26 @@ MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t mult, int32_t shift) { return mult > 0
  * the high word as zy * 2^(e-1), which the shift turns into + zy exactly
  * (the high word stays within 2^30 + 2^29: no overflow). ~10 instructions
  * an output. */
-MLFK_FN void mlfk_s8_dsp_requant(const mlfk_gemm_s8_args* a, const int32_t* at, int n, int32_t mult, int e,
-                                 uint8_t* o, ptrdiff_t ocs) {
+/* Always inlined: called once per row and block of columns, its setup
+ * then folds into the caller's loop (as a call it cost ~14k instructions
+ * a DS-CNN pointwise layer more). */
+static __inline__ __attribute__((always_inline, unused)) void mlfk_s8_dsp_requant(
+    const mlfk_gemm_s8_args* a, const int32_t* acc, int n, int rows, ptrdiff_t apitch, int32_t mult, int e,
+    uint8_t* o0, ptrdiff_t ocs, ptrdiff_t opitch) {
   const int32_t hpos = ((int32_t)1 << (e - 2)) + a->zy * ((int32_t)1 << (e - 1));
   const int sh = e - 1;
-  int j;
-#define MLFK_S8_SMLAL_LOOP(SAT)                                                  \
-  for (j = 0; j < n; ++j) {                                                     \
-    const int32_t v = at[j], sgn = v >> 31;                                     \
-    uint32_t wlo = 0x40000000u | ((uint32_t)sgn & 0x80000000u);                 \
-    int32_t whi = hpos + sgn;                                                   \
-    __asm__("smlal %0, %1, %2, %3" : "+r"(wlo), "+r"(whi) : "r"(v), "r"(mult)); \
-    o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(whi >> sh, 8);                         \
+  int j, t;
+#define MLFK_S8_SMLAL_LOOP(SAT)                                                    \
+  for (t = 0; t < rows; ++t) {                                                    \
+    const int32_t* at = acc + t * apitch;                                         \
+    uint8_t* o = o0 + t * opitch * ocs;                                           \
+    for (j = 0; j < n; ++j) {                                                     \
+      const int32_t v = at[j], sgn = v >> 31;                                     \
+      uint32_t wlo = 0x40000000u | ((uint32_t)sgn & 0x80000000u);                 \
+      int32_t whi = hpos + sgn;                                                   \
+      __asm__("smlal %0, %1, %2, %3" : "+r"(wlo), "+r"(whi) : "r"(v), "r"(mult)); \
+      o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(whi >> sh, 8);                         \
+    }                                                                             \
   }
   if (a->lo == 0) {
     MLFK_S8_SMLAL_LOOP(__usat)
@@ -264,7 +272,7 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
   }
 #if MLFK_S8_DSP
       if (mlfk_s8_dsp_rq_args_ok(a) && mlfk_s8_dsp_rq_row_ok(mult, shift)) {
-        for (t = 0; t < rows; ++t) mlfk_s8_dsp_requant(a, acc + t * apitch, n, mult, e, o0 + t * opitch * ocs, ocs);
+        mlfk_s8_dsp_requant(a, acc, n, rows, apitch, mult, e, o0, ocs, opitch);
         return;
       }
       /* A full uint8 or int8 range: one saturating instruction (|q| < 2^31
@@ -646,8 +654,8 @@ MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int 
       for (i = 0; i < (r1 != r ? 2 : 1); ++i) {
         const int row = r + i;
         if (fast && mlfk_s8_dsp_rq_row_ok(a->mult[row], a->shift[row])) {
-          mlfk_s8_dsp_requant(a, acc[i], cols, a->mult[row], -a->shift[row],
-                              (uint8_t*)a->out + (ptrdiff_t)row * a->ors + (ptrdiff_t)(c0 + c) * a->ocs, a->ocs);
+          mlfk_s8_dsp_requant(a, acc[i], cols, 1, 0, a->mult[row], -a->shift[row],
+                              (uint8_t*)a->out + (ptrdiff_t)row * a->ors + (ptrdiff_t)(c0 + c) * a->ocs, a->ocs, 0);
         } else {
           mlfk_s8_store_row(a, row, c0 + c, cols, acc[i]);
         }
