@@ -32,8 +32,8 @@
  * double-precision rule.
  *
  * Variants: portable C (the reference; on Cortex-M with the DSP extension,
- * __ARM_FEATURE_DSP, the same loops through __smlad/__sxtb16/__uxtb16 of
- * arm_acle.h; with Helium, __ARM_FEATURE_MVE, VMLADAVA dot products and
+ * __ARM_FEATURE_DSP, x expanded to 16-bit halves per block of columns and
+ * 2x2 blocks of __smlad in assembly, mlfk_s8_dsp_block; with Helium, __ARM_FEATURE_MVE, VMLADAVA dot products and
  * vector requantisation instead); on x86-64 AVX2 (vpmaddwd on 16-bit widened bytes) and
  * AVX-512 with VNNI (vpdpbusd). The avx512 variant of a CPU without VNNI
  * runs the AVX2 code. Sums are in int32 that wraps in every variant, so
@@ -419,7 +419,8 @@ MLFK_FN int32_t mlfk_s8_uxtb16_ror8(uint32_t v) {
   return r;
 }
 
-/* Rows w and w + ldw (acc0, acc1, starting from b0, b1) of columns [0,
+/* The tiles' DSP path, for K too deep for mlfk_s8_dsp_block's buffer.
+ * Rows w and w + ldw (acc0, acc1, starting from b0, b1) of columns [0,
  * cols) of x over `quads` whole quads of k (x's quad rows xs bytes apart),
  * in 2 x 2 blocks: per quad the bytes 0 and 2, then 1 and 3, of each word
  * as 16-bit halves (__sxtb16 for the weights, __uxtb16 for x) and eight
