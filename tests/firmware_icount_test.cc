@@ -189,6 +189,8 @@ TEST_F(FirmwareIcountTest, DsCnnInt8AndFloat) {
     }
   }
   EXPECT_LT(per_mac[0], per_mac[1]);  // int8 below float
+  // Issue 14's goal for int8 on the Cortex-M4 (CMSIS-NN class): 1.98 now.
+  EXPECT_LE(per_mac[0], 2.0);
 }
 
 }  // namespace

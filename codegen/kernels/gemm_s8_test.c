@@ -370,6 +370,13 @@ int main(void) {
     check_gemm(isa, 6, 1, 200, 1, 1, 1);
     check_gemm(isa, 9, 1, 67, 0, 1, 1);
     check_gemm(isa, 3, 1, 128, 0, 1, 1);
+    /* Whole quads beyond what the Cortex-M DSP block expands at once (it
+     * falls back to the tiles), int8 and int32 outputs. */
+    check_gemm(isa, 5, 9, 520, 1, 0, 1);
+    check_gemm(isa, 4, 3, 530, 0, 1, 1);
+    /* An odd number of whole quads above one (the DSP loop takes two a step). */
+    check_gemm(isa, 5, 7, 13, 0, 0, 1);
+    check_gemm(isa, 2, 4, 20, 1, 0, 1);
     /* isa, batch, c, h, w, m, kh, kw, stride, pad, dilation, signed, int32, threads */
     check_conv(isa, 1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 0, 0, 1);
     check_conv(isa, 2, 2, 8, 7, 4, 3, 3, 2, 1, 1, 1, 0, 1);

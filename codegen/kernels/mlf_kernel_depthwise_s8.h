@@ -110,6 +110,61 @@ MLFK_FN void mlfk_dw_s8_copy(int16_t* MLFK_RESTRICT d, const uint8_t* plane, int
 MLFK_FN int32_t mlfk_dw_s8_pair(int32_t lo, int32_t hi) {
   return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFFu));
 }
+
+#if !MLFK_S8_MVE
+/* One kernel row R of the 3x3 step below: pa = (x[j], x[j+1]) with the
+ * row pointer post-incremented, then (x[j+1], x[j+2]) and pb = (x[j+2],
+ * x[j+3]) (unaligned word loads), two smlad by the row's (w0, w1) pair and
+ * two halfword MACs by its w2 (half H of register W2). */
+#define MLFK_DW_S8_DSP_ROW(P, W01, W2, H)                 \
+  "ldr    %[pa], [%[" P "]], #4\n\t"                    \
+  "smlad  %[s0], %[pa], %[" W01 "], %[s0]\n\t"          \
+  "ldr    %[pa], [%[" P "], #-2]\n\t"                   \
+  "smlad  %[s1], %[pa], %[" W01 "], %[s1]\n\t"          \
+  "ldr    %[pb], [%[" P "]]\n\t"                        \
+  "smlab" H " %[s0], %[pb], %[" W2 "], %[s0]\n\t"      \
+  "smlat" H " %[s1], %[pb], %[" W2 "], %[s1]\n\t"
+
+/* Stride 1, outputs acc[0 .. 2 * pairs) (pairs >= 1) of rows r0, r1, r2
+ * (the window's rows, flat): two outputs a step, per kernel row three
+ * loads and four DSP MACs, 26 instructions a step. In assembly with the
+ * registers pinned (13 of them; r7, the frame pointer of unoptimised
+ * Thumb code, stays out; the bias pair and the end are read from the
+ * stack): GCC 12 kept a third of the weights on the stack, 36 a step. */
+__attribute__((noinline)) MLFK_FN void mlfk_dw_s8_dsp_3x3(const int16_t* r0, const int16_t* r1, const int16_t* r2,
+                                                         const int8_t* wt, uint32_t bias, int pairs,
+                                                         int32_t* acc) {
+  const int32_t bb[2] = {(int32_t)bias, (int32_t)bias};
+  const int32_t* const end = acc + 2 * (ptrdiff_t)pairs;
+  register int32_t w01 __asm__("r0") = mlfk_dw_s8_pair(wt[0], wt[1]);
+  register int32_t w34 __asm__("r1") = mlfk_dw_s8_pair(wt[3], wt[4]);
+  register int32_t w67 __asm__("r2") = mlfk_dw_s8_pair(wt[6], wt[7]);
+  register int32_t w25 __asm__("r3") = mlfk_dw_s8_pair(wt[2], wt[5]);
+  register int32_t w8 __asm__("r4") = wt[8];
+  register int32_t s0 __asm__("r5"), s1 __asm__("r6");
+  register uint32_t pa __asm__("r8"), pb __asm__("r9");
+  register const int16_t* p0 __asm__("r10") = r0;
+  register const int16_t* p1 __asm__("r11") = r1;
+  register const int16_t* p2 __asm__("r12") = r2;
+  register int32_t* ap __asm__("lr") = acc;
+  __asm__ volatile(
+      "1:\n\t"
+      "ldrd   %[s0], %[s1], %[bb]\n\t"
+      MLFK_DW_S8_DSP_ROW("p0", "w01", "w25", "b")
+      MLFK_DW_S8_DSP_ROW("p1", "w34", "w25", "t")
+      MLFK_DW_S8_DSP_ROW("p2", "w67", "w8", "b")
+      "strd   %[s0], %[s1], [%[ap]], #8\n\t"
+      "ldr    %[s0], %[end]\n\t"
+      "cmp    %[ap], %[s0]\n\t"
+      "bne    1b\n\t"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [pa] "=&r"(pa), [pb] "=&r"(pb), [p0] "+r"(p0), [p1] "+r"(p1),
+        [p2] "+r"(p2), [ap] "+r"(ap)
+      : [w01] "r"(w01), [w34] "r"(w34), [w67] "r"(w67), [w25] "r"(w25), [w8] "r"(w8), [bb] "m"(bb[0]),
+        [end] "m"(end)
+      : "cc", "memory");
+}
+#undef MLFK_DW_S8_DSP_ROW
+#endif
 #endif
 
 /* acc[j] = bias + sum_taps wt[tap] * src[j * s + ky * dh * wp + kx * dw],
@@ -197,37 +252,18 @@ MLFK_FN int32_t mlfk_dw_s8_pair(int32_t lo, int32_t hi) {
   } else                                                                                                 \
     MLFK_DW_S8_3X3_C
 #elif MLFK_S8_DSP
-/* Stride 1: two outputs a step. With A = (x[j], x[j+1]) and B = (x[j+2],
- * x[j+3]) (unaligned word loads; Cortex-M4/M7/M33 allow them) and a
- * kernel row (w0, w1, w2): out[j] += A.(w0, w1) + B.lo * w2 and out[j+1]
- * += A.hi * w0 + B.(w1, w2): two loads and four DSP MACs (__smlad,
- * __smlabt, __smlatb) for six MACs. Stride 2 and an odd last output: taps
- * kx 0 and 1 as one __smlad on (x[i], x[i+1]), tap 2 alone. */
+/* Stride 1: two outputs a step (mlfk_dw_s8_dsp_3x3). Stride 2 and an odd
+ * last output: taps kx 0 and 1 as one __smlad on (x[i], x[i+1]), tap 2
+ * alone. */
 #define MLFK_DW_S8_3X3                                                                                   \
   {                                                                                                      \
     const int32_t w01 = mlfk_dw_s8_pair(wt[0], wt[1]), w34 = mlfk_dw_s8_pair(wt[3], wt[4]);             \
     const int32_t w67 = mlfk_dw_s8_pair(wt[6], wt[7]);                                                   \
     const int32_t w2 = wt[2], w5 = wt[5], w8 = wt[8];                                                    \
     j = 0;                                                                                               \
-    if (s == 1) {                                                                                        \
-      const int32_t w12 = mlfk_dw_s8_pair(wt[1], wt[2]), w45 = mlfk_dw_s8_pair(wt[4], wt[5]);           \
-      const int32_t w78 = mlfk_dw_s8_pair(wt[7], wt[8]), w02 = mlfk_dw_s8_pair(wt[0], wt[2]);           \
-      const int32_t w35 = mlfk_dw_s8_pair(wt[3], wt[5]), w68 = mlfk_dw_s8_pair(wt[6], wt[8]);           \
-      for (; j + 1 < n; j += 2) {                                                                        \
-        int32_t pa, pb, s0 = (int32_t)bias, s1 = (int32_t)bias;                                          \
-        memcpy(&pa, r0 + j, 4);                                                                          \
-        memcpy(&pb, r0 + j + 2, 4);                                                                      \
-        s0 = __smlabt(pb, w02, __smlad(pa, w01, s0));                                                    \
-        s1 = __smlad(pb, w12, __smlatb(pa, w02, s1));                                                    \
-        memcpy(&pa, r1 + j, 4);                                                                          \
-        memcpy(&pb, r1 + j + 2, 4);                                                                      \
-        s0 = __smlabt(pb, w35, __smlad(pa, w34, s0));                                                    \
-        s1 = __smlad(pb, w45, __smlatb(pa, w35, s1));                                                    \
-        memcpy(&pa, r2 + j, 4);                                                                          \
-        memcpy(&pb, r2 + j + 2, 4);                                                                      \
-        acc[j] = __smlabt(pb, w68, __smlad(pa, w67, s0));                                                \
-        acc[j + 1] = __smlad(pb, w78, __smlatb(pa, w68, s1));                                            \
-      }                                                                                                  \
+    if (s == 1 && n >= 2) {                                                                              \
+      mlfk_dw_s8_dsp_3x3(r0, r1, r2, wt, bias, n / 2, acc);                                              \
+      j = n & ~1;                                                                                        \
     }                                                                                                    \
     for (; j < n; ++j) {                                                                                 \
       const int o = j * s;                                                                               \

@@ -32,8 +32,8 @@
  * double-precision rule.
  *
  * Variants: portable C (the reference; on Cortex-M with the DSP extension,
- * __ARM_FEATURE_DSP, the same loops through __smlad/__sxtb16/__uxtb16 of
- * arm_acle.h; with Helium, __ARM_FEATURE_MVE, VMLADAVA dot products and
+ * __ARM_FEATURE_DSP, x expanded to 16-bit halves per block of columns and
+ * 2x2 blocks of __smlad in assembly, mlfk_s8_dsp_block; with Helium, __ARM_FEATURE_MVE, VMLADAVA dot products and
  * vector requantisation instead); on x86-64 AVX2 (vpmaddwd on 16-bit widened bytes) and
  * AVX-512 with VNNI (vpdpbusd). The avx512 variant of a CPU without VNNI
  * runs the AVX2 code. Sums are in int32 that wraps in every variant, so
@@ -167,6 +167,55 @@ MLFK_FN void mlfk_s8_store_rows_mve(const mlfk_gemm_s8_args* a, int r, int c0, i
 }
 #endif
 
+#if MLFK_S8_DSP
+/* Whether mlfk_s8_dsp_requant computes a's outputs for a row with this
+ * multiplier and shift: the full uint8 or int8 range, |zy| <= 256, a
+ * positive multiplier and a right shift e = -shift in [2, 22]. */
+MLFK_FN int mlfk_s8_dsp_rq_args_ok(const mlfk_gemm_s8_args* a) {
+  return a->mult != NULL && a->zy >= -256 && a->zy <= 256 &&
+         ((a->lo == 0 && a->hi == 255) || (a->lo == -128 && a->hi == 127));
+}
+MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t mult, int32_t shift) { return mult > 0 && shift <= -2 && shift >= -22; }
+
+/* Outputs o0[(t * opitch + j) * ocs] of sums acc[t * apitch + j], j < n,
+ * t < rows, as mlfk_s8_output computes them, where mlfk_s8_dsp_rq_args_ok and _row_ok hold (e = -shift): the
+ * rounding addend of mlfk_s8_store_rows (K = 2^30 + 2^(30+e), less 2^31
+ * for a negative sum) built from the sum's sign, one SMLAL into it, the
+ * high word shifted by e - 1, saturated. For e >= 2 K's words are
+ * (2^(e-2), 2^30) and, less 2^31, (2^(e-2) - 1, 2^30 + 2^31); zy enters
+ * the high word as zy * 2^(e-1), which the shift turns into + zy exactly
+ * (the high word stays within 2^30 + 2^29: no overflow). ~10 instructions
+ * an output. */
+/* Always inlined: called once per row and block of columns, its setup
+ * then folds into the caller's loop (as a call it cost ~14k instructions
+ * a DS-CNN pointwise layer more). */
+static __inline__ __attribute__((always_inline, unused)) void mlfk_s8_dsp_requant(
+    const mlfk_gemm_s8_args* a, const int32_t* acc, int n, int rows, ptrdiff_t apitch, int32_t mult, int e,
+    uint8_t* o0, ptrdiff_t ocs, ptrdiff_t opitch) {
+  const int32_t hpos = ((int32_t)1 << (e - 2)) + a->zy * ((int32_t)1 << (e - 1));
+  const int sh = e - 1;
+  int j, t;
+#define MLFK_S8_SMLAL_LOOP(SAT)                                                    \
+  for (t = 0; t < rows; ++t) {                                                    \
+    const int32_t* at = acc + t * apitch;                                         \
+    uint8_t* o = o0 + t * opitch * ocs;                                           \
+    for (j = 0; j < n; ++j) {                                                     \
+      const int32_t v = at[j], sgn = v >> 31;                                     \
+      uint32_t wlo = 0x40000000u | ((uint32_t)sgn & 0x80000000u);                 \
+      int32_t whi = hpos + sgn;                                                   \
+      __asm__("smlal %0, %1, %2, %3" : "+r"(wlo), "+r"(whi) : "r"(v), "r"(mult)); \
+      o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(whi >> sh, 8);                         \
+    }                                                                             \
+  }
+  if (a->lo == 0) {
+    MLFK_S8_SMLAL_LOOP(__usat)
+  } else {
+    MLFK_S8_SMLAL_LOOP(__ssat)
+  }
+#undef MLFK_S8_SMLAL_LOOP
+}
+#endif
+
 /* Stores `rows` runs of accumulators acc[t * apitch + j], j < n, of row r
  * to columns c0 + t * opitch + j (scalar; the depthwise band's output rows
  * under one setup). A row
@@ -222,6 +271,10 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
     }                                                                           \
   }
 #if MLFK_S8_DSP
+      if (mlfk_s8_dsp_rq_args_ok(a) && mlfk_s8_dsp_rq_row_ok(mult, shift)) {
+        mlfk_s8_dsp_requant(a, acc, n, rows, apitch, mult, e, o0, ocs, opitch);
+        return;
+      }
       /* A full uint8 or int8 range: one saturating instruction (|q| < 2^31
        * - 255, so q + zy does not overflow). */
       if (a->lo == 0 && a->hi == 255) {
@@ -366,7 +419,8 @@ MLFK_FN int32_t mlfk_s8_uxtb16_ror8(uint32_t v) {
   return r;
 }
 
-/* Rows w and w + ldw (acc0, acc1, starting from b0, b1) of columns [0,
+/* The tiles' DSP path, for K too deep for mlfk_s8_dsp_block's buffer.
+ * Rows w and w + ldw (acc0, acc1, starting from b0, b1) of columns [0,
  * cols) of x over `quads` whole quads of k (x's quad rows xs bytes apart),
  * in 2 x 2 blocks: per quad the bytes 0 and 2, then 1 and 3, of each word
  * as 16-bit halves (__sxtb16 for the weights, __uxtb16 for x) and eight
@@ -454,6 +508,162 @@ MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
       }
     }
   }
+}
+
+/* ---- Cortex-M with DSP, whole blocks: x expanded to 16-bit halves once
+ * per block of columns, shared by every pair of rows. ---- */
+
+/* Bytes of the expanded columns (on the stack of mlfk_s8_dsp_block). */
+#define MLFK_S8_DSP_XBUF 2048
+
+/* Columns [0, cols) of x's first `quads` quads (quad rows xs bytes apart)
+ * as 16-bit halves, by pairs of columns (an odd last column paired with
+ * itself): pair p, quad q is the four words at xe + (p * quads + q) * 4,
+ * uxtb16 of column 2p's word, its bytes 1 and 3 likewise, then the same of
+ * column 2p + 1. One pass here saves each pair of weight rows its own
+ * four extractions a quad. */
+MLFK_FN void mlfk_s8_dsp_expand(const uint8_t* x, ptrdiff_t xs, int quads, int cols, uint32_t* xe) {
+  int j, q;
+  for (j = 0; j < cols; j += 2) {
+    const uint8_t* p = x + (ptrdiff_t)j * 4;
+    const ptrdiff_t next = j + 1 < cols ? 4 : 0;
+    for (q = 0; q < quads; ++q, p += xs, xe += 4) {
+      uint32_t v0, v1;
+      memcpy(&v0, p, 4);
+      memcpy(&v1, p + next, 4);
+      xe[0] = __uxtb16(v0);
+      xe[1] = (uint32_t)mlfk_s8_uxtb16_ror8(v0);
+      xe[2] = __uxtb16(v1);
+      xe[3] = (uint32_t)mlfk_s8_uxtb16_ror8(v1);
+    }
+  }
+}
+
+/* One quad of the 2 x 2 block: the pair's four words by one LDM, row
+ * w + ldw's weight word then row w's (post-incremented), each as two
+ * sxtb16 halves, eight smlad. */
+#define MLFK_S8_DSP_QUAD                              \
+  "ldmia  %[xp]!, {%[x0], %[x1], %[x2], %[x3]}\n\t" \
+  "ldr    %[wv], [%[p], %[d]]\n\t"                  \
+  "sxtb16 %[t], %[wv], ror #8\n\t"                  \
+  "sxtb16 %[wv], %[wv]\n\t"                         \
+  "smlad  %[s10], %[x0], %[wv], %[s10]\n\t"         \
+  "smlad  %[s10], %[x1], %[t], %[s10]\n\t"          \
+  "smlad  %[s11], %[x2], %[wv], %[s11]\n\t"         \
+  "smlad  %[s11], %[x3], %[t], %[s11]\n\t"          \
+  "ldr    %[wv], [%[p]], #4\n\t"                    \
+  "sxtb16 %[t], %[wv], ror #8\n\t"                  \
+  "sxtb16 %[wv], %[wv]\n\t"                         \
+  "smlad  %[s00], %[x0], %[wv], %[s00]\n\t"         \
+  "smlad  %[s00], %[x1], %[t], %[s00]\n\t"          \
+  "smlad  %[s01], %[x2], %[wv], %[s01]\n\t"         \
+  "smlad  %[s01], %[x3], %[t], %[s01]\n\t"
+
+/* Distance of the second row's sums from the first's in
+ * mlfk_s8_dsp_pairs's acc (an odd count's partner column included). */
+#define MLFK_S8_DSP_ACC1 (MLFK_S8_TC + 1)
+
+/* Rows w and w + ldw (acc[j] and acc[MLFK_S8_DSP_ACC1 + j], from b0 and b1)
+ * of columns [0, cols) over `quads` >= 1 whole quads, from the pairs of
+ * mlfk_s8_dsp_expand; cols rounded up to even are written (an odd last
+ * column's partner is its copy). Per quad and 2 x 2 block (16 MACs) 15
+ * instructions, the end test once per two quads (an odd first quad before
+ * the loop); per pair of columns 13 to 16 more. One assembly block with
+ * the registers pinned: the loop needs 13 of them (r7, the frame pointer
+ * of unoptimised Thumb code, stays out), more than GCC 12 kept without
+ * spilling; what changes once per pair lives on the stack ("m" operands). */
+__attribute__((noinline)) MLFK_FN void mlfk_s8_dsp_pairs(const int8_t* w, ptrdiff_t ldw, const uint32_t* xe,
+                                                        int quads, int cols, int32_t b0, int32_t b1,
+                                                        int32_t* acc) {
+  const int8_t* const end = w + (ptrdiff_t)quads * 4;
+  const uint32_t* const xend = xe + (ptrdiff_t)((cols + 1) / 2) * quads * 4;
+  const int32_t odd = quads & 1;
+  const int32_t bb[4] = {b0, b0, b1, b1};
+  int32_t* accp = acc;
+  register uint32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
+  register int32_t s00 __asm__("r4"), s01 __asm__("r5"), s10 __asm__("r6"), s11 __asm__("r8");
+  register uint32_t wv __asm__("r9"), t __asm__("r10");
+  register const int8_t* p __asm__("r11");
+  register ptrdiff_t d __asm__("r12") = ldw;
+  register const uint32_t* xp __asm__("lr") = xe;
+  __asm__ volatile(
+      "2:\n\t"
+      "ldrd   %[s00], %[s01], %[bb0]\n\t"
+      "ldrd   %[s10], %[s11], %[bb1]\n\t"
+      "ldr    %[p], %[w]\n\t"
+      "ldr    %[t], %[odd]\n\t"
+      "cmp    %[t], #0\n\t"
+      "beq    1f\n\t" MLFK_S8_DSP_QUAD
+      "ldr    %[t], %[end]\n\t"
+      "cmp    %[p], %[t]\n\t"
+      "beq    3f\n\t"
+      "1:\n\t" MLFK_S8_DSP_QUAD MLFK_S8_DSP_QUAD
+      "ldr    %[t], %[end]\n\t"
+      "cmp    %[p], %[t]\n\t"
+      "bne    1b\n\t"
+      "3:\n\t"
+      "ldr    %[t], %[accp]\n\t"
+      "strd   %[s10], %[s11], [%[t], %[off1]]\n\t"
+      "strd   %[s00], %[s01], [%[t]], #8\n\t"
+      "str    %[t], %[accp]\n\t"
+      "ldr    %[t], %[xend]\n\t"
+      "cmp    %[xp], %[t]\n\t"
+      "bne    2b\n\t"
+      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [s00] "=&r"(s00), [s01] "=&r"(s01),
+        [s10] "=&r"(s10), [s11] "=&r"(s11), [wv] "=&r"(wv), [t] "=&r"(t), [p] "=&r"(p), [xp] "+r"(xp),
+        [accp] "+m"(accp)
+      : [d] "r"(d), [end] "m"(end), [xend] "m"(xend), [w] "m"(w), [odd] "m"(odd), [bb0] "m"(bb[0]),
+        [bb1] "m"(bb[2]), [off1] "i"(MLFK_S8_DSP_ACC1 * 4)
+      : "cc", "memory");
+}
+#undef MLFK_S8_DSP_QUAD
+
+/* The block of mlfk_gemm_s8_block on a DSP core, when x's whole quads of
+ * at least two columns fit MLFK_S8_DSP_XBUF (else 0: the tiles do it):
+ * columns in blocks, each expanded once, then every pair of rows over it
+ * (an odd last row computed twice), the partial quad of k added scalar,
+ * the rows stored. */
+MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int ldx, int c0, int n) {
+  uint32_t xe[MLFK_S8_DSP_XBUF / 4];
+  int32_t acc[2][MLFK_S8_DSP_ACC1];
+  const int kfull = a->k / 4, kqn = (a->k + 3) / 4;
+  const ptrdiff_t xs = (ptrdiff_t)ldx * 4;
+  const int fast = mlfk_s8_dsp_rq_args_ok(a); /* the rows' own test below */
+  int cb, c, r, i, j;
+  if (kfull == 0) return 0;
+  cb = (MLFK_S8_DSP_XBUF / (kfull * 16)) * 2;
+  cb = cb < MLFK_S8_TC ? cb : MLFK_S8_TC;
+  if (cb < 2) return 0;
+  for (c = 0; c < n; c += cb) {
+    const int cols = n - c < cb ? n - c : cb;
+    mlfk_s8_dsp_expand(x + (ptrdiff_t)c * 4, xs, kfull, cols, xe);
+    for (r = 0; r < a->m; r += 2) {
+      const int r1 = r + 1 < a->m ? r + 1 : r;
+      const int8_t* w = a->w + (ptrdiff_t)r * a->ldw;
+      mlfk_s8_dsp_pairs(w, (ptrdiff_t)(r1 - r) * a->ldw, xe, kfull, cols, a->bias[r], a->bias[r1], acc[0]);
+      if (kqn > kfull) {
+        const uint8_t* xq = x + (ptrdiff_t)kfull * xs + (ptrdiff_t)c * 4;
+        for (i = 0; i < 2; ++i) {
+          const uint32_t q = mlfk_s8_wquad(a->w + (ptrdiff_t)(i == 0 ? r : r1) * a->ldw, a->k, kfull);
+          const int32_t w0 = (int8_t)q, w1 = (int8_t)(q >> 8), w2 = (int8_t)(q >> 16), w3 = (int8_t)(q >> 24);
+          for (j = 0; j < cols; ++j) {
+            const uint8_t* p = xq + j * 4;
+            acc[i][j] = (int32_t)((uint32_t)acc[i][j] + (uint32_t)(p[0] * w0 + p[1] * w1 + p[2] * w2 + p[3] * w3));
+          }
+        }
+      }
+      for (i = 0; i < (r1 != r ? 2 : 1); ++i) {
+        const int row = r + i;
+        if (fast && mlfk_s8_dsp_rq_row_ok(a->mult[row], a->shift[row])) {
+          mlfk_s8_dsp_requant(a, acc[i], cols, 1, 0, a->mult[row], -a->shift[row],
+                              (uint8_t*)a->out + (ptrdiff_t)row * a->ors + (ptrdiff_t)(c0 + c) * a->ocs, a->ocs, 0);
+        } else {
+          mlfk_s8_store_row(a, row, c0 + c, cols, acc[i]);
+        }
+      }
+    }
+  }
+  return 1;
 }
 #else
 MLFK_FN void mlfk_s8_tile_portable(const mlfk_gemm_s8_args* a, int r0, int rows,
@@ -829,6 +1039,9 @@ MLFK_FN void mlfk_gemm_s8_block(int isa, const mlfk_gemm_s8_args* a, const uint8
     }
     return;
   }
+#endif
+#if MLFK_S8_DSP && !MLFK_S8_MVE
+  if (mlfk_s8_dsp_block(a, x, ldx, c0, n)) return;
 #endif
   for (c = 0; c < n; c += MLFK_S8_TC) {
     const int cols = n - c < MLFK_S8_TC ? n - c : MLFK_S8_TC;
