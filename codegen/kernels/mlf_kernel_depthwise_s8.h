@@ -437,7 +437,7 @@ typedef int32_t mlfk_dw_s8_zmm __attribute__((vector_size(64), may_alias, aligne
       /* 32 outputs a step: lane i of ev is output f + 2i, of od f + 2i + 1. */                           \
       const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);     \
       const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8); \
-      const __mmask16 row16 = (__mmask16)((1u << n) - 1u); /* used when pitch == 16, so n == 14 */         \
+      const __mmask16 row16 = (__mmask16)(n < 16 ? (1u << n) - 1u : 0xFFFFu); /* pitch 16: n is 14 */        \
       for (f = 0; f < flat; f += 32) {                                                                     \
         const int16_t* r0 = buf + f;                                                                       \
         const int16_t* r1 = r0 + pitch;                                                                    \
