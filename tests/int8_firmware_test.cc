@@ -27,7 +27,8 @@ using testing::Runfile;
 
 struct Case {
   std::string name;     // the test's name
-  std::string fixture;  // tests/int8_fixtures/<fixture>{.onnx,_input.npy,_expected.npy,_step.txt}
+  std::string fixture;  // tests/int8_fixtures/<fixture>{_input.npy,_expected.npy,_step.txt}
+  std::string model;    // tests/int8_fixtures/<model>.onnx
   size_t classes;       // output row length (argmax per row)
   std::string board;    // a built-in board's name, or a board file in the runfiles
 };
@@ -42,7 +43,7 @@ TEST_P(Int8FirmwareTest, AgreesWithPyTorchsInt8ResultUnderQemu) {
   const std::string prefix = "tests/int8_fixtures/" + c.fixture;
   const std::string dir = FreshDir("int8_firmware_" + c.name);
   const std::string archive = dir + "/model.tar";
-  std::vector<std::string> argv = {MlfBinary(), "export", Runfile(prefix + ".onnx"), "-o", archive};
+  std::vector<std::string> argv = {MlfBinary(), "export", Runfile("tests/int8_fixtures/" + c.model + ".onnx"), "-o", archive};
   CommandResult r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << Describe(argv, r);
   argv = {MlfBinary(), "project", archive, "-o", dir + "/project", "--board", c.board,
@@ -68,7 +69,8 @@ TEST_P(Int8FirmwareTest, AgreesWithPyTorchsInt8ResultUnderQemu) {
 
 INSTANTIATE_TEST_SUITE_P(
     Models, Int8FirmwareTest,
-    ::testing::Values(Case{"lenet5_onednn_per_channel", "quantized_lenet5", 10, "mps2-an386"}),
+    ::testing::Values(Case{"lenet5_onednn_per_channel", "quantized_lenet5", "quantized_lenet5", 10, "mps2-an386"},
+                                           Case{"ds_cnn_qnnpack", "ds_cnn", "ds_cnn_int8", 12, "mps2-an386"}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 }  // namespace

@@ -27,7 +27,8 @@ using testing::Runfile;
 
 struct Case {
   std::string name;     // the test's name
-  std::string fixture;  // tests/int8_fixtures/<fixture>{.onnx,_input.npy,_expected.npy,_step.txt}
+  std::string fixture;  // tests/int8_fixtures/<fixture>{_input.npy,_expected.npy,_step.txt}
+  std::string model;    // tests/int8_fixtures/<model>.onnx
   size_t classes;       // output row length (argmax per row)
 };
 
@@ -41,7 +42,7 @@ TEST_P(Int8PyTorchModelsTest, AgreesWithPyTorchsInt8Result) {
   const std::string prefix = "tests/int8_fixtures/" + c.fixture;
   const std::string dir = FreshDir("int8_" + c.name);
   const std::string archive = dir + "/model.tar";
-  std::vector<std::string> argv = {MlfBinary(), "export", Runfile(prefix + ".onnx"), "-o", archive};
+  std::vector<std::string> argv = {MlfBinary(), "export", Runfile("tests/int8_fixtures/" + c.model + ".onnx"), "-o", archive};
   CommandResult r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << Describe(argv, r);
   argv = {MlfBinary(), "run", archive, "--input", "input=" + Runfile(prefix + "_input.npy"), "--output-dir",
@@ -62,7 +63,8 @@ TEST_P(Int8PyTorchModelsTest, AgreesWithPyTorchsInt8Result) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Int8PyTorchModelsTest,
-                         ::testing::Values(Case{"lenet5_onednn_per_channel", "quantized_lenet5", 10}),
+                         ::testing::Values(Case{"lenet5_onednn_per_channel", "quantized_lenet5", "quantized_lenet5", 10},
+                                           Case{"ds_cnn_qnnpack", "ds_cnn", "ds_cnn_int8", 12}),
                          [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 }  // namespace
