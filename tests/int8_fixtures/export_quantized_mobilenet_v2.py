@@ -14,6 +14,15 @@ opset 13 (QDQ). One image keeps the export (and the firmware's run) short.
 
 EXPECTED.npy is the quantized model's output on INPUT.npy (1x1000 float32,
 the dequantized logits); STEP.txt holds the output's quantization step.
+
+The export is not the network PyTorch runs: torch 1.13 writes int32 biases
+that differ by one from round(bias / (x_scale * w_scale)), which PyTorch's
+qnnpack uses (19 of the first conv's 32, 4,301 over the network; exact
+integer arithmetic with PyTorch's biases reproduces its first layer bit for
+bit). Deep in the network one-step differences grow: mlfkit's int8 and
+float paths on the export end up to 25 steps from PyTorch's logits, with
+another argmax, so issue 14's criterion is not asserted on this model
+(tests/int8_firmware_test.cc prints the comparison).
 """
 import io
 import sys
