@@ -3,7 +3,7 @@ it and exported to ONNX, with the same network in float: the fixture of the
 firmware's instruction counts (tests/firmware_icount_test.cc,
 loader/firmware/README.md "Instructions per inference").
 
-usage: /usr/bin/python3 export_ds_cnn.py INT8.onnx FLOAT.onnx INPUT.npy EXPECTED.npy
+usage: /usr/bin/python3 export_ds_cnn.py INT8.onnx FLOAT.onnx INPUT.npy EXPECTED.npy STEP.txt
 
 The network (MLPerf Tiny KWS): a 1x1x49x10 MFCC input; conv 64 10x4 stride 2
 (padding 5x1: TensorFlow's 'same' output, 25x5), batch norm, ReLU; four
@@ -16,7 +16,9 @@ folding them is not trivial). INT8.onnx: eager-mode static quantization
 (conv+bn+relu fused, the 'qnnpack' qconfig, per-tensor), calibrated on random
 data, torch.onnx.export at opset 13 (QDQ). FLOAT.onnx: the float network
 before quantization, batch norm folded by the fusion, opset 13. EXPECTED.npy
-is the int8 model's output on INPUT.npy (float32, dequantized).
+is the int8 model's output on INPUT.npy (float32, dequantized); STEP.txt
+holds the output's quantization step (tests/int8_pytorch_models_test.cc,
+tests/int8_firmware_test.cc).
 """
 import copy
 import io
@@ -68,7 +70,7 @@ def export(model, x, path):
         f.write(buffer.getvalue())
 
 
-def main(int8_path, float_path, input_path, expected_path):
+def main(int8_path, float_path, input_path, expected_path, step_path):
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
     torch.backends.quantized.engine = "qnnpack"
@@ -96,6 +98,8 @@ def main(int8_path, float_path, input_path, expected_path):
     export(quantized, x, int8_path)
     np.save(input_path, x.numpy().astype(np.float32))
     np.save(expected_path, y.numpy().astype(np.float32))
+    with open(step_path, "w") as f:
+        f.write("%.9g\n" % quantized.fc.scale)
 
 
 if __name__ == "__main__":
