@@ -74,6 +74,16 @@ onnx::NodeProto MakeNode(const std::string& op, std::vector<std::string> inputs,
   return n;
 }
 
+// A Constant node defining `value` as `tensor`.
+onnx::NodeProto ConstantNode(const std::string& value, const ir::HostTensor& tensor) {
+  onnx::NodeProto n = MakeNode("Constant", {}, {value});
+  auto* a = n.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = ToTensorProto(tensor, value);
+  return n;
+}
+
 void SetInt(onnx::NodeProto* n, const std::string& key, int64_t value) {
   auto* a = n->add_attribute();
   a->set_name(key);
@@ -140,13 +150,8 @@ Status Unroller::Lower(const onnx::NodeProto& node, const std::string& name) {
 
 Result<std::string> Unroller::Constant(const std::string& base, const ir::HostTensor& tensor) {
   const std::string value = host_.ReserveName(base);
-  onnx::NodeProto n = MakeNode("Constant", {}, {value});
-  auto* a = n.add_attribute();
-  a->set_name("value");
-  a->set_type(onnx::AttributeProto::TENSOR);
-  *a->mutable_t() = ToTensorProto(tensor, value);
   host_.MarkRead(value);
-  MLF_RETURN_IF_ERROR(Lower(n, value));
+  MLF_RETURN_IF_ERROR(Lower(ConstantNode(value, tensor), value));
   return value;
 }
 
@@ -512,11 +517,8 @@ class Scan8Rewriter {
     ir::HostTensor t = ir::HostTensor::Zeros(dtype, {});
     t.data<T>()[0] = value;
     const std::string name = Fresh(scan_ + "/constant");
-    onnx::NodeProto* n = Add(out, "Constant", {}, {name});
-    auto* a = n->add_attribute();
-    a->set_name("value");
-    a->set_type(onnx::AttributeProto::TENSOR);
-    *a->mutable_t() = ToTensorProto(t, name);
+    out->push_back(ConstantNode(name, t));
+    out->back().set_name(Fresh(scan_ + "/Constant"));
     return name;
   }
 
