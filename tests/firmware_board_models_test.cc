@@ -146,7 +146,11 @@ TEST_P(FirmwareBoardModelsTest, RunsUnderQemuAndMatchesTheHost) {
   const uint64_t instructions = count.at("instructions");
   const uint64_t macs = count.at("macs");
   EXPECT_GT(macs, 0u);
-  EXPECT_GT(instructions, macs) << "fewer instructions than MACs";
+  // A plausibility floor for the counter: no instruction does more than 16
+  // MACs (Helium's VMLADAVA.S8 on 16 bytes, the widest this code uses), so
+  // an int8 model on the Cortex-M55 may well take fewer instructions than
+  // MACs (the DS-CNN: 0.998 an MAC), never fewer than MACs / 16.
+  EXPECT_GT(instructions * 16, macs) << "fewer instructions than a sixteenth of the MACs";
   const uint64_t measured = run.at("stack").at("measured").at(0).at("bytes");
   const nlohmann::json& bound = run.at("stack").at("bounds").at(0);
   ASSERT_TRUE(bound.at("bounded").get<bool>()) << bound;

@@ -23,9 +23,14 @@
  * four weights and what __smlad (Cortex-M DSP) takes in two halves. The
  * packing is done here, per chunk of columns, into the caller's scratch.
  *
- * fixmul is TFLite's MultiplyByQuantizedMultiplier: a rounding doubling
- * high multiply by the Q31 multiplier, then a rounding right shift (left
- * shift first when shift > 0, saturated). mult == NULL leaves the int32
+ * fixmul is TFLite's multiplier-and-shift requantisation in its
+ * single-rounding form: with t = 31 - shift, the 64-bit product
+ * acc * mult, plus 2^(t - 1), shifted right by t (ties round up),
+ * saturated to int32. One rounding, as PyTorch's and ONNX's real-valued
+ * rules round once (the double-rounding form, a rounding doubling high
+ * multiply then a rounding shift, can move a value up to 2^-(e+1) of a
+ * step across a boundary and so differs from them on ~0.4% of outputs).
+ * mult == NULL leaves the int32
  * accumulator as the output (ConvInteger, MatMulInteger). The multiplier and
  * shift are computed at export by codegen/ops/requantize.h
  * QuantizeMultiplier; requantize.h says how this relates to ONNX's
@@ -83,32 +88,17 @@ typedef struct {
 
 /* ---- Fixed-point requantisation (TFLite's int8 scheme) ---- */
 
-/* (a * b * 2 + 2^31 rounding) >> 32 of TFLite's gemmlowp: rounds half away
- * from zero; the one overflowing case saturates. */
-MLFK_FN int32_t mlfk_s8_srdhm(int32_t a, int32_t b) {
-  int64_t ab;
-  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-  ab = (int64_t)a * (int64_t)b;
-  ab += ab >= 0 ? ((int64_t)1 << 30) : 1 - ((int64_t)1 << 30);
-  return (int32_t)(ab / ((int64_t)1 << 31)); /* C99 division truncates */
-}
-
-/* x / 2^e rounded half away from zero, 0 <= e <= 31 (arithmetic right
- * shift of a negative value: what gcc, clang and arm-none-eabi-gcc do). */
-MLFK_FN int32_t mlfk_s8_rdbpot(int32_t x, int e) {
-  const int64_t v = x, mask = ((int64_t)1 << e) - 1;
-  const int64_t rem = v & mask, threshold = (mask >> 1) + (v < 0 ? 1 : 0);
-  return (int32_t)((v >> e) + (rem > threshold ? 1 : 0));
-}
-
-/* acc times the real multiplier mult * 2^(shift - 31). */
+/* acc times the real multiplier mult * 2^(shift - 31), rounded once (ties
+ * up) and saturated to int32: floor((acc * mult + 2^(t-1)) / 2^t) for
+ * t = 31 - shift in [1, 62] (shift in [-31, 30]; a larger shift, t = 0,
+ * takes the product as it is). |acc * mult| <= 2^62, so the sum fits int64.
+ * The right shift of a negative int64 is arithmetic (what gcc, clang and
+ * arm-none-eabi-gcc do). */
 MLFK_FN int32_t mlfk_s8_fixmul(int32_t acc, int32_t mult, int32_t shift) {
-  int64_t v = acc;
-  if (shift > 0) {
-    v *= (int64_t)1 << (shift > 31 ? 31 : shift);
-    v = v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : v);
-  }
-  return mlfk_s8_rdbpot(mlfk_s8_srdhm((int32_t)v, mult), shift < 0 ? (shift < -31 ? 31 : -shift) : 0);
+  const int t = shift > 31 ? 0 : (shift < -31 ? 62 : 31 - shift);
+  int64_t p = (int64_t)acc * (int64_t)mult;
+  if (t > 0) p = (p + ((int64_t)1 << (t - 1))) >> t;
+  return p > INT32_MAX ? INT32_MAX : (p < INT32_MIN ? INT32_MIN : (int32_t)p);
 }
 
 /* The output integer of accumulator acc of row r. */
@@ -121,114 +111,111 @@ MLFK_FN int32_t mlfk_s8_output(const mlfk_gemm_s8_args* a, int r, int32_t acc) {
 
 #if MLFK_S8_MVE
 /* mlfk_s8_store_rows for byte outputs with contiguous columns, four
- * outputs a step. The steps of mlfk_s8_fixmul on vectors: the saturating
- * left shift (VQSHL), the doubling high multiply (VQRDMULH computes
- * floor((2 * v * mult + 2^31) / 2^32), saturating the one overflowing case,
- * which equals mlfk_s8_srdhm's truncation of p + nudge for either sign of
- * p = v * mult), then the right shift: VRSHL rounds half up, so a negative
- * value is first made one smaller (saturating), which turns that into
- * mlfk_s8_rdbpot's half away from zero and changes no other result (for
- * h < 0: floor((h - 1 + 2^(e-1)) / 2^e) rounds up exactly when the remainder
- * exceeds 2^(e-1)). Then + zy saturating and the clamp: lo and hi are in a
- * byte's range, so saturation decides nothing mlfk_s8_output's clamp would
+ * outputs a step. mlfk_s8_fixmul on vectors: for a right shift (e = -shift
+ * >= 1) the doubling high multiply without rounding (VQDMULH: floor(acc *
+ * mult / 2^31), saturating only INT32_MIN * INT32_MIN, where fixmul's
+ * result is the same) and the rounding shift by e (VRSHL: + 2^(e-1), then
+ * >> e, computed without overflow): nested floor divisions compose, so
+ * this is floor((acc * mult + 2^(30+e)) / 2^(31+e)), fixmul's one
+ * rounding. For shift >= 0 the saturating left shift (VQSHL) and the
+ * rounding doubling high multiply (VQRDMULH: floor((v * mult + 2^30) /
+ * 2^31)), fixmul's rounding where v does not saturate; where it does, both
+ * saturate the output. Then + zy saturating and the clamp: lo and hi are in
+ * a byte's range, so saturation decides nothing mlfk_s8_output's clamp would
  * not. */
-/* v / 2^e rounded half away from zero, lanes of fixmask all ones when
- * e > 0 (see below). */
-MLFK_FN int32x4_t mlfk_s8_mve_shift(int32x4_t v, int32x4_t fixmask, int32_t e) {
-  return vrshlq_n_s32(vqaddq_s32(v, vandq_s32(vshrq_n_s32(v, 31), fixmask)), -e);
-}
-
 MLFK_FN void mlfk_s8_store_rows_mve(const mlfk_gemm_s8_args* a, int r, int c0, int n, int rows,
                                     const int32_t* acc, ptrdiff_t apitch, ptrdiff_t opitch) {
   const int32_t mult = a->mult[r], shift = a->shift[r];
   const int32_t left = shift > 0 ? (shift > 31 ? 31 : shift) : 0;
   const int32_t e = shift < 0 ? (shift < -31 ? 31 : -shift) : 0;
-  const int32x4_t fixmask = vdupq_n_s32(e > 0 ? -1 : 0);
   const int32x4_t lo = vdupq_n_s32(a->lo), hi = vdupq_n_s32(a->hi);
   int8_t* o0 = (int8_t*)a->out + (ptrdiff_t)r * a->ors + c0;
   int j, t;
-#define MLFK_S8_MVE_REQUANT(V)                                                                 \
-  vmaxq_s32(vminq_s32(vqaddq_n_s32(mlfk_s8_mve_shift(vqrdmulhq_n_s32(vqshlq_r_s32(V, left), mult), \
-                                                     fixmask, e),                              \
-                                   a->zy),                                                     \
-                      hi),                                                                     \
-            lo)
-  for (t = 0; t < rows; ++t) {
-    const int32_t* at = acc + t * apitch;
-    int8_t* o = o0 + t * opitch;
-    /* Whole steps unpredicated (each predicated instruction needs a VPST). */
-    for (j = 0; j + 4 <= n; j += 4) vstrbq_s32(o + j, MLFK_S8_MVE_REQUANT(vld1q_s32(at + j)));
-    if (j < n) {
-      const mve_pred16_t p = vctp32q((uint32_t)(n - j));
-      vstrbq_p_s32(o + j, MLFK_S8_MVE_REQUANT(vld1q_z_s32(at + j, p)), p);
-    }
+#define MLFK_S8_MVE_OUT(SCALED) vmaxq_s32(vminq_s32(vqaddq_n_s32(SCALED, a->zy), hi), lo)
+#define MLFK_S8_MVE_LOOP(SCALE)                                                                  \
+  for (t = 0; t < rows; ++t) {                                                                   \
+    const int32_t* at = acc + t * apitch;                                                        \
+    int8_t* o = o0 + t * opitch;                                                                 \
+    /* Whole steps unpredicated (each predicated instruction needs a VPST). */                    \
+    for (j = 0; j + 4 <= n; j += 4) vstrbq_s32(o + j, MLFK_S8_MVE_OUT(SCALE(vld1q_s32(at + j)))); \
+    if (j < n) {                                                                                 \
+      const mve_pred16_t p = vctp32q((uint32_t)(n - j));                                         \
+      vstrbq_p_s32(o + j, MLFK_S8_MVE_OUT(SCALE(vld1q_z_s32(at + j, p))), p);                    \
+    }                                                                                            \
   }
-#undef MLFK_S8_MVE_REQUANT
+#define MLFK_S8_MVE_RIGHT(V) vrshlq_n_s32(vqdmulhq_n_s32(V, mult), -e)
+#define MLFK_S8_MVE_LEFT(V) vqrdmulhq_n_s32(vqshlq_r_s32(V, left), mult)
+  if (e > 0) {
+    MLFK_S8_MVE_LOOP(MLFK_S8_MVE_RIGHT)
+  } else {
+    MLFK_S8_MVE_LOOP(MLFK_S8_MVE_LEFT)
+  }
+#undef MLFK_S8_MVE_LEFT
+#undef MLFK_S8_MVE_RIGHT
+#undef MLFK_S8_MVE_LOOP
+#undef MLFK_S8_MVE_OUT
 }
 #endif
 
 #if MLFK_S8_DSP
 /* Whether mlfk_s8_dsp_requant computes a's outputs for a row with this
- * multiplier and shift: the full uint8 or int8 range, |zy| <= 256, a
- * positive multiplier and a right shift e = -shift in [2, 22]. */
+ * multiplier and shift: the full uint8 or int8 range, |zy| <= 256 and a
+ * right shift e = -shift in [2, 22]. */
 MLFK_FN int mlfk_s8_dsp_rq_args_ok(const mlfk_gemm_s8_args* a) {
   return a->mult != NULL && a->zy >= -256 && a->zy <= 256 &&
          ((a->lo == 0 && a->hi == 255) || (a->lo == -128 && a->hi == 127));
 }
-MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t mult, int32_t shift) { return mult > 0 && shift <= -2 && shift >= -22; }
+MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t mult, int32_t shift) {
+  (void)mult;
+  return shift <= -2 && shift >= -22;
+}
 
 /* Outputs o0[(t * opitch + j) * ocs] of sums acc[t * apitch + j], j < n,
- * t < rows, as mlfk_s8_output computes them, where mlfk_s8_dsp_rq_args_ok and _row_ok hold (e = -shift): the
- * rounding addend of mlfk_s8_store_rows (K = 2^30 + 2^(30+e), less 2^31
- * for a negative sum) built from the sum's sign, one SMLAL into it, the
- * high word shifted by e - 1, saturated. For e >= 2 K's words are
- * (2^(e-2), 2^30) and, less 2^31, (2^(e-2) - 1, 2^30 + 2^31); zy enters
- * the high word as zy * 2^(e-1), which the shift turns into + zy exactly
- * (the high word stays within 2^30 + 2^29: no overflow). ~10 instructions
- * an output. */
+ * t < rows, as mlfk_s8_output computes them, where mlfk_s8_dsp_rq_args_ok
+ * and _row_ok hold (e = -shift): one SMMLA, w = hk + floor(acc * mult /
+ * 2^32), then w >> (e - 1), saturated. With hk = 2^(e-2) + zy * 2^(e-1)
+ * that is floor((acc * mult + 2^(30+e) + zy * 2^(31+e)) / 2^(31+e)) (nested
+ * floor divisions compose): fixmul's one rounding, and + zy exactly. |w| <
+ * 2^30 + 2^29 + 2^20: no overflow. Five instructions an output with its
+ * load and store. */
 /* Always inlined: called once per row and block of columns, its setup
  * then folds into the caller's loop (as a call it cost ~14k instructions
  * a DS-CNN pointwise layer more). */
 static __inline__ __attribute__((always_inline, unused)) void mlfk_s8_dsp_requant(
     const mlfk_gemm_s8_args* a, const int32_t* acc, int n, int rows, ptrdiff_t apitch, int32_t mult, int e,
     uint8_t* o0, ptrdiff_t ocs, ptrdiff_t opitch) {
-  const int32_t hpos = ((int32_t)1 << (e - 2)) + a->zy * ((int32_t)1 << (e - 1));
+  const int32_t hk = ((int32_t)1 << (e - 2)) + a->zy * ((int32_t)1 << (e - 1));
   const int sh = e - 1;
   int j, t;
-#define MLFK_S8_SMLAL_LOOP(SAT)                                                    \
+#define MLFK_S8_SMMLA_LOOP(SAT)                                                   \
   for (t = 0; t < rows; ++t) {                                                    \
     const int32_t* at = acc + t * apitch;                                         \
     uint8_t* o = o0 + t * opitch * ocs;                                           \
     for (j = 0; j < n; ++j) {                                                     \
-      const int32_t v = at[j], sgn = v >> 31;                                     \
-      uint32_t wlo = 0x40000000u | ((uint32_t)sgn & 0x80000000u);                 \
-      int32_t whi = hpos + sgn;                                                   \
-      __asm__("smlal %0, %1, %2, %3" : "+r"(wlo), "+r"(whi) : "r"(v), "r"(mult)); \
-      o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(whi >> sh, 8);                         \
+      int32_t w;                                                                  \
+      __asm__("smmla %0, %1, %2, %3" : "=r"(w) : "r"(at[j]), "r"(mult), "r"(hk)); \
+      o[(ptrdiff_t)j * ocs] = (uint8_t)SAT(w >> sh, 8);                           \
     }                                                                             \
   }
   if (a->lo == 0) {
-    MLFK_S8_SMLAL_LOOP(__usat)
+    MLFK_S8_SMMLA_LOOP(__usat)
   } else {
-    MLFK_S8_SMLAL_LOOP(__ssat)
+    MLFK_S8_SMMLA_LOOP(__ssat)
   }
-#undef MLFK_S8_SMLAL_LOOP
+#undef MLFK_S8_SMMLA_LOOP
 }
 #endif
 
 /* Stores `rows` runs of accumulators acc[t * apitch + j], j < n, of row r
  * to columns c0 + t * opitch + j (scalar; the depthwise band's output rows
- * under one setup). A row
- * with a right shift (shift < 0, e = -shift >= 1) and a positive multiplier
- * (every row the export writes for a positive scale) takes one 64-bit
- * multiply-add and a shift (below); one with a negative multiplier other
- * than INT32_MIN the steps of mlfk_s8_output in 32-bit words with the row's
- * constants hoisted (a Cortex-M: ~25 instructions an output instead of ~60): the high multiply (p + 2^30) >> 31 is the
- * truncating division of p + nudge for either sign of p; the rounding shift
- * is (h + 2^(e-1) - (h < 0)) >> e, taken as (h >> e) plus the rounded
- * remainder so that nothing overflows; the clamp to [lo - zy, hi - zy]
- * before adding zy is mlfk_s8_output's (its int32 guard cannot bind with
- * lo, hi and zy in a byte's range). Other rows take mlfk_s8_output. */
+ * under one setup). A row with a right shift (shift < 0, e = -shift >= 1;
+ * every row the export writes for a scale ratio below 1/2) takes one 64-bit
+ * multiply-add and a shift: fixmul's floor((acc * mult + 2^(30+e)) /
+ * 2^(31+e)) as the high word of the sum shifted right by e - 1 (nested
+ * floor divisions compose); |acc * mult| <= 2^62, so nothing overflows and
+ * |q| <= 2^30. The clamp to [lo - zy, hi - zy] before adding zy is
+ * mlfk_s8_output's (its int32 guard cannot bind with lo, hi and zy in a
+ * byte's range). Other rows take mlfk_s8_output. */
 MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n, int rows,
                                 const int32_t* acc, ptrdiff_t apitch, ptrdiff_t opitch) {
   const ptrdiff_t base = (ptrdiff_t)r * a->ors + (ptrdiff_t)c0 * a->ocs, ocs = a->ocs;
@@ -249,23 +236,16 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
   {
     uint8_t* o0 = (uint8_t*)a->out + base;
     const int32_t mult = a->mult[r], shift = a->shift[r];
-    if (shift < 0 && mult > 0) {
-      /* Both roundings as one: with P = acc * mult, h = floor((P + 2^30) /
-       * 2^31) and q = floor((h + 2^(e-1) - (h < 0)) / 2^e); nested floor
-       * divisions by positive integers compose, so q = floor((P + 2^30 +
-       * (2^(e-1) - (h < 0)) * 2^31) / 2^(31+e)): the high word of P + K
-       * shifted right by e - 1, K = 2^30 + 2^(30+e), less 2^31 where
-       * h < 0. Testing acc < 0 (P < 0) instead of h < 0 differs only where
-       * -2^30 <= P < 0: there h = 0 and q = 0 either way. */
+    if (shift < 0) {
       const int e = shift < -31 ? 31 : -shift;
-      const int64_t kpos = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)), kneg = kpos - ((int64_t)1 << 31);
+      const int64_t k = (int64_t)1 << (30 + e);
       const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
 #define MLFK_S8_REQUANT_LOOP(OUT)                                               \
   for (t = 0; t < rows; ++t) {                                                  \
     const int32_t* at = acc + t * apitch;                                       \
     uint8_t* o = o0 + t * opitch * ocs;                                         \
     for (j = 0; j < n; ++j) {                                                   \
-      const int64_t p = (int64_t)at[j] * mult + (at[j] < 0 ? kneg : kpos);      \
+      const int64_t p = (int64_t)at[j] * mult + k;                              \
       const int32_t q = (int32_t)(p >> 32) >> (e - 1);                          \
       o[(ptrdiff_t)j * ocs] = (uint8_t)(OUT);                                   \
     }                                                                           \
@@ -288,22 +268,6 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
 #endif
       MLFK_S8_REQUANT_LOOP((q < qlo ? qlo : (q > qhi ? qhi : q)) + zy)
 #undef MLFK_S8_REQUANT_LOOP
-      return;
-    }
-    if (shift < 0 && mult != INT32_MIN) {
-      const int e = shift < -31 ? 31 : -shift;
-      const uint32_t mask = ((uint32_t)1 << e) - 1u, half = (uint32_t)1 << (e - 1);
-      const int32_t qlo = a->lo - a->zy, qhi = a->hi - a->zy, zy = a->zy;
-      for (t = 0; t < rows; ++t) {
-        const int32_t* at = acc + t * apitch;
-        uint8_t* o = o0 + t * opitch * ocs;
-        for (j = 0; j < n; ++j) {
-          const int32_t h = (int32_t)(((int64_t)at[j] * mult + ((int64_t)1 << 30)) >> 31);
-          int32_t q = (h >> e) + (int32_t)((((uint32_t)h & mask) + half - (uint32_t)(h < 0)) >> e);
-          q = q < qlo ? qlo : (q > qhi ? qhi : q);
-          o[(ptrdiff_t)j * ocs] = (uint8_t)(q + zy);
-        }
-      }
       return;
     }
     for (t = 0; t < rows; ++t) {
@@ -776,26 +740,20 @@ MLFK_FN void mlfk_s8_tile_vnni(const mlfk_gemm_s8_args* a, int r0, int rows,
 }
 
 /* The requantisation of 16 accumulators of a row whose shift is negative
- * (e = -shift, 1 <= e <= 22) and multiplier positive: mlfk_s8_store_rows'
- * one rounding with the zero point folded in, q + zy = (acc * mult + K)
- * >> (31 + e) with K = 2^30 + 2^(30+e) + zy * 2^(31+e), less 2^31 where
- * the product is negative (its sign is acc's): adding zy times the divisor
- * before the floor is adding zy after it, and |K| < 2^62 for e <= 22, so
- * the 64-bit sum cannot overflow. In 64-bit lanes (the even and the odd
- * accumulators apart, joined again by one permute), then the clamp to
+ * (e = -shift, 1 <= e <= 22): mlfk_s8_store_rows' one rounding with the
+ * zero point folded in, q + zy = (acc * mult + K) >> (31 + e) with K =
+ * 2^(30+e) + zy * 2^(31+e): adding zy times the divisor before the floor is
+ * adding zy after it, and |acc * mult| + |K| < 2^63 for e <= 22 and |zy| <=
+ * 256, so the 64-bit sum cannot overflow. In 64-bit lanes (the even and the
+ * odd accumulators apart, joined again by one permute), then the clamp to
  * [lo, hi]. m = mult and k = K in every 64-bit lane, n = 31 + e; the
  * result's lanes are in [lo, hi]. */
 MLFK_TARGET("avx512f")
 MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m128i n, __m512i lo, __m512i hi) {
-  const __m512i zero = _mm512_setzero_si512(), two31 = _mm512_set1_epi64((int64_t)1 << 31);
   /* Lane 2i of the result from lane 2i of ev, lane 2i + 1 from lane 2i of od. */
   const __m512i join = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0);
-  __m512i ev = _mm512_mul_epi32(acc, m), od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), m);
-  const __mmask8 nev = _mm512_cmplt_epi64_mask(ev, zero), nod = _mm512_cmplt_epi64_mask(od, zero);
-  ev = _mm512_add_epi64(ev, k);
-  od = _mm512_add_epi64(od, k);
-  ev = _mm512_mask_sub_epi64(ev, nev, ev, two31);
-  od = _mm512_mask_sub_epi64(od, nod, od, two31);
+  __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(acc, m), k);
+  __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), m), k);
   /* Each quotient fits its 64-bit lane's low half. */
   ev = _mm512_sra_epi64(ev, n);
   od = _mm512_sra_epi64(od, n);
@@ -803,7 +761,7 @@ MLFK_FN __m512i mlfk_s8_requant16_avx512(__m512i acc, __m512i m, __m512i k, __m1
   return _mm512_min_epi32(_mm512_max_epi32(acc, lo), hi);
 }
 
-/* The constants of mlfk_s8_requant16_avx512 for row r (shift < 0, mult > 0). */
+/* The constants of mlfk_s8_requant16_avx512 for row r (shift < 0). */
 typedef struct {
   __m512i m, k;
   __m128i n;
@@ -814,7 +772,7 @@ MLFK_FN mlfk_s8_rq512 mlfk_s8_rq512_of(const mlfk_gemm_s8_args* a, int r) {
   const int e = a->shift[r] < -31 ? 31 : -a->shift[r];
   mlfk_s8_rq512 q;
   q.m = _mm512_set1_epi64(a->mult[r]);
-  q.k = _mm512_set1_epi64(((int64_t)1 << 30) + ((int64_t)1 << (30 + e)) + (int64_t)a->zy * ((int64_t)1 << (31 + e)));
+  q.k = _mm512_set1_epi64(((int64_t)1 << (30 + e)) + (int64_t)a->zy * ((int64_t)1 << (31 + e)));
   q.n = _mm_cvtsi32_si128(31 + e);
   return q;
 }
