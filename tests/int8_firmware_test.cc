@@ -81,10 +81,11 @@ INSTANTIATE_TEST_SUITE_P(
 // 0x21000000 (QEMU models it), which a board file gives the constants. The
 // firmware must then print the host's output bit for bit. Against PyTorch's
 // own int8 result it does not meet issue 14's criterion (nor does the host):
-// torch.onnx.export writes biases that differ by one from the ones PyTorch
-// runs with, and the network amplifies one-step differences (see
-// tests/int8_fixtures/export_quantized_mobilenet_v2.py); that comparison is
-// printed, not asserted.
+// torch.onnx.export truncates the biases PyTorch rounds, and the network
+// amplifies one-step differences so that PyTorch's own result moves by more
+// than the criterion allows when one input value moves by one step (see
+// tests/int8_fixtures/export_quantized_mobilenet_v2.py). Both comparisons
+// are printed, not asserted.
 TEST(Int8FirmwareMobileNetV2Test, RunsWithItsConstantsInPsramLikeTheHost) {
   const std::string prefix = "tests/int8_fixtures/quantized_mobilenet_v2";
   const std::string dir = FreshDir("int8_firmware_mobilenet_v2");
@@ -146,6 +147,11 @@ TEST(Int8FirmwareMobileNetV2Test, RunsWithItsConstantsInPsramLikeTheHost) {
               "(not asserted): %s\n",
               static_cast<unsigned long long>(count.at("instructions").get<uint64_t>()),
               count.at("instructions_per_mac").get<double>(), a.Summary().c_str());
+  const std::vector<float> nudged = Float32Npy(Runfile(prefix + "_nudged.npy"));
+  const testing::Int8Agreement self = testing::CompareInt8({nudged.begin(), nudged.end()}, {want.begin(), want.end()}, step, 1000, &error);
+  ASSERT_EQ(error, "");
+  std::printf("PyTorch against itself, one of the 150,528 input values one step higher: %s\n",
+              self.Summary().c_str());
 }
 
 }  // namespace

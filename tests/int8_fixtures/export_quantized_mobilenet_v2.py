@@ -2,7 +2,7 @@
 users do it, exported to ONNX, with PyTorch's own int8 result: a fixture of
 tests/int8_pytorch_models_test.cc and tests/int8_firmware_test.cc (issue 14).
 
-usage: /usr/bin/python3 export_quantized_mobilenet_v2.py MODEL.onnx INPUT.npy EXPECTED.npy STEP.txt
+usage: /usr/bin/python3 export_quantized_mobilenet_v2.py MODEL.onnx INPUT.npy EXPECTED.npy STEP.txt NUDGED.npy
 
 Random weights from a fixed seed. Batch-norm statistics are set from one
 random batch first, as training would: with the initial ones (mean 0,
@@ -15,14 +15,24 @@ opset 13 (QDQ). One image keeps the export (and the firmware's run) short.
 EXPECTED.npy is the quantized model's output on INPUT.npy (1x1000 float32,
 the dequantized logits); STEP.txt holds the output's quantization step.
 
-The export is not the network PyTorch runs: torch 1.13 writes int32 biases
-that differ by one from round(bias / (x_scale * w_scale)), which PyTorch's
-qnnpack uses (19 of the first conv's 32, 4,301 over the network; exact
-integer arithmetic with PyTorch's biases reproduces its first layer bit for
-bit). Deep in the network one-step differences grow: mlfkit's int8 and
-float paths on the export end up to 25 steps from PyTorch's logits, with
-another argmax, so issue 14's criterion is not asserted on this model
-(tests/int8_firmware_test.cc prints the comparison).
+NUDGED.npy is PyTorch's int8 output for the same input with one of its
+150,528 values moved up by one quantization step: how far PyTorch's own
+result moves for the smallest change there is.
+
+The export is not the network PyTorch runs: torch 1.13 writes each int32
+bias as Cast(Div(bias, x_scale * w_scale)), a truncation toward zero, where
+PyTorch's qnnpack rounds to nearest (19 of the first convolution's 32
+biases differ by one, 4,301 over the network). And the network is
+ill-conditioned: the one-step nudge above moves PyTorch's own logits by up
+to 4-7 steps (77-96% within 2 steps, five random positions tried). So
+issue 14's criterion (99% within 2 steps, none beyond 4) on this model asks
+for PyTorch's exact arithmetic (its float32 requantisation, its fixed-point
+add and average pool) rather than for correct quantized arithmetic;
+tests/int8_firmware_test.cc prints both comparisons and asserts neither.
+With PyTorch's biases put into the export, mlfkit's int8 layers equal
+PyTorch's bit for bit through the first four convolutions; the first
+difference is 6 of the 301,056 outputs of the fifth, where PyTorch's float32
+product rounds across a boundary that the exact product does not cross.
 """
 import io
 import sys
@@ -47,7 +57,7 @@ def set_batch_norm_statistics(model):
     model.eval()
 
 
-def main(model_path, input_path, expected_path, step_path):
+def main(model_path, input_path, expected_path, step_path, nudged_path):
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
     torch.backends.quantized.engine = "qnnpack"
@@ -63,6 +73,12 @@ def main(model_path, input_path, expected_path, step_path):
     x = torch.randn(*SHAPE)
     with torch.no_grad():
         y = model(x)
+    nudged = x.clone()
+    nudged[0, 0, 112, 112] += float(model.quant.scale)
+    changed = model.quant(nudged).int_repr() != model.quant(x).int_repr()
+    assert int(changed.sum()) == 1, "the nudge must move exactly one quantized input value"
+    with torch.no_grad():
+        y_nudged = model(nudged)
     buffer = io.BytesIO()
     torch.onnx.export(model, x, buffer, opset_version=13, input_names=["input"],
                       output_names=["output"])
@@ -70,6 +86,7 @@ def main(model_path, input_path, expected_path, step_path):
         f.write(buffer.getvalue())
     np.save(input_path, x.numpy().astype(np.float32))
     np.save(expected_path, y.numpy().astype(np.float32))
+    np.save(nudged_path, y_nudged.numpy().astype(np.float32))
     with open(step_path, "w") as f:
         f.write("%.9g\n" % model.classifier[1].scale)
 
