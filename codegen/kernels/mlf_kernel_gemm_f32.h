@@ -832,20 +832,20 @@ MLFK_TARGET("avx2,fma") MLFK_GEMVP_VARIANT(avx2)
  * adds. A block of r < 16 rows reads its last row again in place of the
  * missing ones and stores r columns. */
 
-/* Rows c and c + h of the 16 x 16 matrix t with bit h of the row index
- * and of the lane index swapped: for row c, the lanes with bit h clear stay
- * and the others come from row c + h, shifted down by h (lo_idx); for row
- * c + h the mirror (hi_idx). The four steps h = 1, 2, 4, 8 transpose t. */
-#define MLFK_GEMVP_SWAP(h, c, lo_idx, hi_idx)                                               \
+/* Rows p and q = p + h of the 16 x 16 matrix t0 .. t15 with bit h of the
+ * row index and of the lane index swapped: for row p, the lanes with bit h
+ * clear stay and the others come from row q, shifted down by h (lo_idx);
+ * for row q the mirror (hi_idx). The four steps h = 1, 2, 4, 8 transpose
+ * the matrix. The rows are named variables, not an array: GCC 12 at -O2
+ * kept an array of accumulators in memory, storing all 16 each step. */
+#define MLFK_GEMVP_SWAP(p, q, lo_idx, hi_idx)                                               \
   {                                                                                         \
-    const __m512 r0 = t[c], r1 = t[(c) + (h)];                                              \
-    t[c] = _mm512_permutex2var_ps(r0, lo_idx, r1);                                          \
-    t[(c) + (h)] = _mm512_permutex2var_ps(r0, hi_idx, r1);                                  \
+    const __m512 r0 = t##p, r1 = t##q;                                                      \
+    t##p = _mm512_permutex2var_ps(r0, lo_idx, r1);                                          \
+    t##q = _mm512_permutex2var_ps(r0, hi_idx, r1);                                          \
   }
-#define MLFK_GEMVP_SWAP1(c) MLFK_GEMVP_SWAP(1, c, l1, h1)
-#define MLFK_GEMVP_SWAP2(c) MLFK_GEMVP_SWAP(2, c, l2, h2)
-#define MLFK_GEMVP_SWAP4(c) MLFK_GEMVP_SWAP(4, c, l4, h4)
-#define MLFK_GEMVP_SWAP8(c) MLFK_GEMVP_SWAP(8, c, l8, h8)
+#define MLFK_COLS16(X)                                                                      \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
 /* Inlined with r = 16 (every offset a constant) and with r < 16. */
 MLFK_TARGET("avx512f,avx2,fma")
@@ -855,22 +855,23 @@ static inline __attribute__((always_inline)) void mlfk_gemvp_block_avx512_body(
   const int steps = k / 16, kt = k - steps * 16;
   const float* MLFK_RESTRICT tails = wb + (size_t)steps * 16 * r;
   const __mmask16 m = (__mmask16)(r >= 16 ? 0xFFFFu : (1u << r) - 1u);
-  int row[16];
-  __m512 t[16], v;
+  __m512 t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, v;
   float tail[16];
   int c, s, u;
-  for (c = 0; c < 16; ++c) {
-    row[c] = c < r ? c : r - 1;
-    t[c] = _mm512_setzero_ps();
-  }
+#define MLFK_GEMVP_ZERO(c) t##c = _mm512_setzero_ps();
+  MLFK_COLS16(MLFK_GEMVP_ZERO)
+#undef MLFK_GEMVP_ZERO
   for (s = 0; s < steps; ++s) {
     const __m512 xv = _mm512_loadu_ps(x + 16 * s);
     const float* MLFK_RESTRICT ws = wb + (size_t)s * 16 * r;
-    for (c = 0; c < 16; ++c)
-      t[c] = _mm512_add_ps(t[c], _mm512_mul_ps(xv, _mm512_loadu_ps(ws + 16 * row[c])));
+    /* Row c of the block, or its last row again past r. */
+#define MLFK_GEMVP_STEP(c)                                                                  \
+  t##c = _mm512_add_ps(t##c, _mm512_mul_ps(xv, _mm512_loadu_ps(ws + 16 * ((c) < r ? (c) : r - 1))));
+    MLFK_COLS16(MLFK_GEMVP_STEP)
+#undef MLFK_GEMVP_STEP
   }
   for (c = 0; c < 16; ++c) {
-    const float* MLFK_RESTRICT wt = tails + (size_t)row[c] * kt;
+    const float* MLFK_RESTRICT wt = tails + (size_t)(c < r ? c : r - 1) * kt;
     float sum = 0.0f;
     for (u = 0; u < kt; ++u) sum += x[16 * steps + u] * wt[u];
     tail[c] = sum;
@@ -884,26 +885,35 @@ static inline __attribute__((always_inline)) void mlfk_gemvp_block_avx512_body(
     const __m512i h4 = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
     const __m512i l8 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
     const __m512i h8 = _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    MLFK_GEMVP_SWAP1(0) MLFK_GEMVP_SWAP1(2) MLFK_GEMVP_SWAP1(4) MLFK_GEMVP_SWAP1(6)
-    MLFK_GEMVP_SWAP1(8) MLFK_GEMVP_SWAP1(10) MLFK_GEMVP_SWAP1(12) MLFK_GEMVP_SWAP1(14)
-    MLFK_GEMVP_SWAP2(0) MLFK_GEMVP_SWAP2(1) MLFK_GEMVP_SWAP2(4) MLFK_GEMVP_SWAP2(5)
-    MLFK_GEMVP_SWAP2(8) MLFK_GEMVP_SWAP2(9) MLFK_GEMVP_SWAP2(12) MLFK_GEMVP_SWAP2(13)
-    MLFK_GEMVP_SWAP4(0) MLFK_GEMVP_SWAP4(1) MLFK_GEMVP_SWAP4(2) MLFK_GEMVP_SWAP4(3)
-    MLFK_GEMVP_SWAP4(8) MLFK_GEMVP_SWAP4(9) MLFK_GEMVP_SWAP4(10) MLFK_GEMVP_SWAP4(11)
-    MLFK_GEMVP_SWAP8(0) MLFK_GEMVP_SWAP8(1) MLFK_GEMVP_SWAP8(2) MLFK_GEMVP_SWAP8(3)
-    MLFK_GEMVP_SWAP8(4) MLFK_GEMVP_SWAP8(5) MLFK_GEMVP_SWAP8(6) MLFK_GEMVP_SWAP8(7)
+    MLFK_GEMVP_SWAP(0, 1, l1, h1) MLFK_GEMVP_SWAP(2, 3, l1, h1)
+    MLFK_GEMVP_SWAP(4, 5, l1, h1) MLFK_GEMVP_SWAP(6, 7, l1, h1)
+    MLFK_GEMVP_SWAP(8, 9, l1, h1) MLFK_GEMVP_SWAP(10, 11, l1, h1)
+    MLFK_GEMVP_SWAP(12, 13, l1, h1) MLFK_GEMVP_SWAP(14, 15, l1, h1)
+    MLFK_GEMVP_SWAP(0, 2, l2, h2) MLFK_GEMVP_SWAP(1, 3, l2, h2)
+    MLFK_GEMVP_SWAP(4, 6, l2, h2) MLFK_GEMVP_SWAP(5, 7, l2, h2)
+    MLFK_GEMVP_SWAP(8, 10, l2, h2) MLFK_GEMVP_SWAP(9, 11, l2, h2)
+    MLFK_GEMVP_SWAP(12, 14, l2, h2) MLFK_GEMVP_SWAP(13, 15, l2, h2)
+    MLFK_GEMVP_SWAP(0, 4, l4, h4) MLFK_GEMVP_SWAP(1, 5, l4, h4)
+    MLFK_GEMVP_SWAP(2, 6, l4, h4) MLFK_GEMVP_SWAP(3, 7, l4, h4)
+    MLFK_GEMVP_SWAP(8, 12, l4, h4) MLFK_GEMVP_SWAP(9, 13, l4, h4)
+    MLFK_GEMVP_SWAP(10, 14, l4, h4) MLFK_GEMVP_SWAP(11, 15, l4, h4)
+    MLFK_GEMVP_SWAP(0, 8, l8, h8) MLFK_GEMVP_SWAP(1, 9, l8, h8)
+    MLFK_GEMVP_SWAP(2, 10, l8, h8) MLFK_GEMVP_SWAP(3, 11, l8, h8)
+    MLFK_GEMVP_SWAP(4, 12, l8, h8) MLFK_GEMVP_SWAP(5, 13, l8, h8)
+    MLFK_GEMVP_SWAP(6, 14, l8, h8) MLFK_GEMVP_SWAP(7, 15, l8, h8)
   }
+  /* t<l> now holds lane l of every column: the tails, then the lanes in
+   * order, then the bias, as the portable code adds them. */
   v = _mm512_loadu_ps(tail);
-  for (c = 0; c < 16; ++c) v = _mm512_add_ps(v, t[c]);
+#define MLFK_GEMVP_LANE(l) v = _mm512_add_ps(v, t##l);
+  MLFK_COLS16(MLFK_GEMVP_LANE)
+#undef MLFK_GEMVP_LANE
   if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias));
   /* max then min, as mlfk_clamp (a NaN sum gives lo). */
   if (clamp) v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
   _mm512_mask_storeu_ps(y, m, v);
 }
-#undef MLFK_GEMVP_SWAP1
-#undef MLFK_GEMVP_SWAP2
-#undef MLFK_GEMVP_SWAP4
-#undef MLFK_GEMVP_SWAP8
+#undef MLFK_COLS16
 #undef MLFK_GEMVP_SWAP
 
 MLFK_TARGET("avx512f,avx2,fma")
