@@ -1,6 +1,7 @@
 // Conv through the kernel layer (conv_kernel.h): which nodes take it, the
-// packed weight, the direct path of small unpadded ones, and the generated C (host, every variant the CPU has, and
-// arm-none-eabi-gcc) against the naive reference on the unpacked graph.
+// packed weight, the direct path of small unpadded ones, and the generated
+// C (host, every variant the CPU has, and arm-none-eabi-gcc) against the
+// naive reference on the unpacked graph.
 #include "codegen/ops/conv_kernel.h"
 
 #include <gtest/gtest.h>
