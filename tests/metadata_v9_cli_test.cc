@@ -46,12 +46,12 @@ class MetadataV9CliTest : public ::testing::Test {
   std::string dir_;
 };
 
-// Convolutions large enough for the kernel layer: their weights are packed
-// and say so, the module lists its families and variants (the global pool
-// of 40 x 16 x 16 takes pool_f32).
+// Convolutions large enough for the kernel layer and the Gemm head (the
+// packed GEMV): their weights are packed and say so, the module lists its
+// families and variants (the global pool of 40 x 16 x 16 takes pool_f32).
 TEST_F(MetadataV9CliTest, KernelsAndPackedLayouts) {
   const json m = ExportAndInspect("tests/testdata/threads_model.yaml");
-  EXPECT_EQ(m["kernels"]["families"], json({"conv_f32", "depthwise_f32", "pool_f32"}));
+  EXPECT_EQ(m["kernels"]["families"], json({"conv_f32", "depthwise_f32", "gemm_f32", "pool_f32"}));
   EXPECT_EQ(m["kernels"]["variants"], json({"portable", "avx2", "avx512"}));
   std::map<std::string, std::string> layouts;
   for (const json& t : m["parameters"]["tensors"]) layouts[t["name"]] = t.value("layout", "");
@@ -59,9 +59,10 @@ TEST_F(MetadataV9CliTest, KernelsAndPackedLayouts) {
   EXPECT_EQ(layouts.at("c5.w"), "gemm_f32_panels8");
   EXPECT_EQ(layouts.at("dw.w"), "");  // depthwise reads its weights as exported
   EXPECT_EQ(layouts.at("c1.b"), "");
+  EXPECT_EQ(layouts.at("fc.w"), "gemv_f32_blocks16");
 
   CommandResult r = Mlf({"inspect", dir_ + "/a.tar"});
-  EXPECT_NE(r.out.find("  kernels     conv_f32, depthwise_f32, pool_f32 (variants portable, avx2, avx512: the host "
+  EXPECT_NE(r.out.find("  kernels     conv_f32, depthwise_f32, gemm_f32, pool_f32 (variants portable, avx2, avx512: the host "
                        "library picks one by CPU at load; MLF_KERNEL_ISA or mlf run --isa forces one)\n"),
             std::string::npos)
       << r.out;
@@ -73,7 +74,9 @@ TEST_F(MetadataV9CliTest, KernelsAndPackedLayouts) {
 // copies.
 TEST_F(MetadataV9CliTest, PlanWithAConcatInPlaceAndParameterBytes) {
   const json m = ExportAndInspect("tests/testdata/concat_model.yaml");
-  EXPECT_EQ(m.count("kernels"), 0u);  // convolutions this small take the generated loops
+  // Convolutions this small take the generated loops; the unpadded ones
+  // try conv_f32's AVX-512 direct path first.
+  EXPECT_EQ(m["kernels"]["families"], json({"conv_f32"}));
 
   // b1 and b3 sit one after the other inside cat; y1 and y2, which the
   // copying Concat reads, are planned on their own.

@@ -103,6 +103,86 @@ static void check(int isa, int n, int c, int h, int w, int m, int kh, int kw, in
   free(x); free(wt); free(packed); free(bias); free(y); free(scratch); free(res);
 }
 
+/* The direct path for small valid convolutions: AVX-512 only (other
+ * variants decline, and the generated loops run); against a naive double
+ * reference, bit for bit against the sum in the generated direct loops'
+ * order (bias, then (c, ky, kx) ascending, each product added unfused),
+ * and 2-4 tasks the serial bits. */
+static void check_valid(int isa, int n, int c, int h, int w, int m, int kh, int kw, int with_bias,
+                        float lo, float hi) {
+  const mlfk_conv2d_f32_valid_shape s = {n, c, h, w, m, kh, kw};
+  const int oh = h - kh + 1, ow = w - kw + 1, taps = c * kh * kw;
+  const size_t xn = (size_t)n * c * h * w, yn = (size_t)n * m * oh * ow;
+  float* x = calloc(xn + 1, sizeof(float));
+  float* wt = calloc((size_t)m * taps + 1, sizeof(float));
+  float* bias = calloc((size_t)m + 1, sizeof(float));
+  float* y = calloc(yn + 1, sizeof(float));
+  float* split = calloc(yn + 1, sizeof(float));
+  char what[160];
+  int i, j, oy, ox, cc, ky, kx, threads;
+  mlfk_test_fill(x, xn, 41u);
+  mlfk_test_fill(wt, (size_t)m * taps, 42u);
+  mlfk_test_fill(bias, (size_t)m, 43u);
+  snprintf(what, sizeof what, "valid n=%d c=%d %dx%d m=%d k=%dx%d bias=%d", n, c, h, w, m, kh, kw,
+           with_bias);
+  if (!mlfk_conv2d_f32_valid_with(isa, &s, x, wt, with_bias ? bias : NULL, y, lo, hi)) {
+    int tasks = 0;
+    const mlfk_exec ex = mlfk_test_exec(isa, 2, &tasks);
+    if (isa == MLFK_ISA_AVX512 && MLFK_X86) {
+      printf("FAIL %s: the AVX-512 direct path declined\n", what);
+      ++mlfk_test_failures;
+    }
+    if (mlfk_conv2d_f32_valid_exec(&ex, &s, x, wt, NULL, y, lo, hi) || tasks != 0) {
+      printf("FAIL %s [%s]: the direct path ran for a variant it declines\n", what,
+             mlfk_test_isa_name(isa));
+      ++mlfk_test_failures;
+    }
+    goto done;
+  }
+  for (i = 0; i < n; ++i) {
+    for (j = 0; j < m; ++j) {
+      for (oy = 0; oy < oh; ++oy) {
+        for (ox = 0; ox < ow; ++ox) {
+          const size_t at = (((size_t)i * m + j) * oh + oy) * ow + ox;
+          float v = with_bias ? bias[j] : 0.0f;
+          double sum = v, scale = fabs(sum);
+          for (cc = 0; cc < c; ++cc) {
+            for (ky = 0; ky < kh; ++ky) {
+              for (kx = 0; kx < kw; ++kx) {
+                const float wv = wt[((size_t)j * c + cc) * kh * kw + ky * kw + kx];
+                const float xv = x[(((size_t)i * c + cc) * h + oy + ky) * w + ox + kx];
+                v += wv * xv;
+                sum += (double)wv * xv;
+                scale += fabs((double)wv * xv);
+              }
+            }
+          }
+          v = lo > -HUGE_VALF || hi < HUGE_VALF ? mlfk_clamp(v, lo, hi) : v;
+          if (lo > -HUGE_VALF || hi < HUGE_VALF) sum = sum > lo ? (sum < hi ? sum : hi) : lo;
+          mlfk_test_expect_close(what, isa, at, y[at], sum, scale);
+          mlfk_test_expect_eq(what, at, y[at], v);
+        }
+      }
+    }
+  }
+  for (threads = 2; threads <= 4; ++threads) {
+    int tasks = 0;
+    const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
+    char split_what[200];
+    memset(split, 0, yn * sizeof(float));
+    mlfk_conv2d_f32_valid_exec(&ex, &s, x, wt, with_bias ? bias : NULL, split, lo, hi);
+    snprintf(split_what, sizeof split_what, "%s threads=%d [%s]", what, threads,
+             mlfk_test_isa_name(isa));
+    mlfk_test_expect_same_bits(split_what, split, y, yn);
+  }
+done:
+  free(x);
+  free(wt);
+  free(bias);
+  free(y);
+  free(split);
+}
+
 int main(void) {
   int isa;
   mlfk_test_report_isas();
@@ -149,6 +229,16 @@ int main(void) {
      * (114 panels). */
     check(isa, 1, 64, 7, 7, 912, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 56, 0.0f, HUGE_VALF);
 #endif
+    /* The direct path: LeNet-5's two convolutions (rows of 28 = 16 + 12
+     * pixels, 6 channels in a block of 8; rows of 10, two blocks of 8), a
+     * row of exactly 32 and one of 33 (a third segment), one pixel, one
+     * tap, channels not a multiple of 8 in several blocks, batch 2, clip. */
+    check_valid(isa, 1, 1, 32, 32, 6, 5, 5, 1, 0.0f, HUGE_VALF);
+    check_valid(isa, 1, 6, 14, 14, 16, 5, 5, 1, 0.0f, HUGE_VALF);
+    check_valid(isa, 1, 2, 5, 36, 3, 3, 5, 0, -HUGE_VALF, HUGE_VALF);
+    check_valid(isa, 1, 2, 4, 35, 9, 2, 3, 1, -HUGE_VALF, HUGE_VALF);
+    check_valid(isa, 2, 3, 3, 3, 19, 3, 3, 1, -0.5f, 0.5f);
+    check_valid(isa, 1, 4, 6, 7, 17, 1, 1, 0, 0.0f, 6.0f);
   }
   return mlfk_test_finish("conv_f32_test");
 }

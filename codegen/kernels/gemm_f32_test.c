@@ -133,13 +133,34 @@ static void check_line_cuts(void) {
   mlfk_test_expect_eq("49 in 3, part 2", 1, (float)e, 49.0f);
 }
 
-/* The GEMV-style product (Gemm with transB = 1): against a naive double
- * reference, bit for bit against the generated Gemm loops' order (16
- * lanes, the K % 16 tail, the lanes in order, the bias), every variant the
- * same bits, and 2-4 tasks the serial ones. */
-static void check_gemv(int isa, int m, int n, int k, int with_bias, float lo, float hi) {
+/* W (n x k, row-major) in the packed GEMV layout (mlfk_gemv_f32_packed):
+ * blocks of 16 rows (the last one the n % 16 left), each the k / 16 steps
+ * of r x 16 elements, then each row's k % 16 last elements. */
+static void pack_gemv(const float* w, int n, int k, float* out) {
+  const int steps = k / 16, tail = k % 16;
+  int j, c, s, l, u;
+  for (j = 0; j < n; j += 16) {
+    const int r = n - j < 16 ? n - j : 16;
+    const float* block = w + (size_t)j * k;
+    float* to = out + (size_t)j * k;
+    for (s = 0; s < steps; ++s)
+      for (c = 0; c < r; ++c)
+        for (l = 0; l < 16; ++l) to[(s * r + c) * 16 + l] = block[(size_t)c * k + 16 * s + l];
+    for (c = 0; c < r; ++c)
+      for (u = 0; u < tail; ++u) to[steps * 16 * r + c * tail + u] = block[(size_t)c * k + 16 * steps + u];
+  }
+}
+
+/* The GEMV-style product (Gemm with transB = 1), W as exported or packed:
+ * against a naive double reference, bit for bit against the generated Gemm
+ * loops' order (16 lanes, the K % 16 tail, the lanes in order, the bias),
+ * so every variant and both layouts give the same bits, and 2-4 tasks the
+ * serial ones. */
+static void check_gemv_layout(int isa, int packed, int m, int n, int k, int with_bias, float lo,
+                              float hi) {
   float* x = calloc((size_t)m * k + 1, sizeof(float));
   float* w = calloc((size_t)n * k + 1, sizeof(float));
+  float* wp = packed ? calloc((size_t)n * k + 1, sizeof(float)) : w;
   float* bias = calloc((size_t)n + 1, sizeof(float));
   float* y = calloc((size_t)m * n + 1, sizeof(float));
   float* split = calloc((size_t)m * n + 1, sizeof(float));
@@ -148,8 +169,14 @@ static void check_gemv(int isa, int m, int n, int k, int with_bias, float lo, fl
   mlfk_test_fill(x, (size_t)m * k, 21u);
   mlfk_test_fill(w, (size_t)n * k, 22u);
   mlfk_test_fill(bias, (size_t)n, 23u);
-  snprintf(what, sizeof what, "gemv m=%d n=%d k=%d bias=%d", m, n, k, with_bias);
-  mlfk_gemv_f32_with(isa, m, n, k, x, w, with_bias ? bias : NULL, y, lo, hi);
+  if (packed) pack_gemv(w, n, k, wp);
+  snprintf(what, sizeof what, "gemv%s m=%d n=%d k=%d bias=%d", packed ? " packed" : "", m, n, k,
+           with_bias);
+  if (packed) {
+    mlfk_gemv_f32_packed_with(isa, m, n, k, x, wp, with_bias ? bias : NULL, y, lo, hi);
+  } else {
+    mlfk_gemv_f32_with(isa, m, n, k, x, w, with_bias ? bias : NULL, y, lo, hi);
+  }
   for (i = 0; i < m; ++i) {
     for (j = 0; j < n; ++j) {
       const float* xi = x + (size_t)i * k;
@@ -177,20 +204,55 @@ static void check_gemv(int isa, int m, int n, int k, int with_bias, float lo, fl
     const mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
     char split_what[160];
     memset(split, 0, (size_t)m * n * sizeof(float));
-    mlfk_gemv_f32_exec(&ex, m, n, k, x, w, with_bias ? bias : NULL, split, lo, hi);
+    if (packed) {
+      mlfk_gemv_f32_packed_exec(&ex, m, n, k, x, wp, with_bias ? bias : NULL, split, lo, hi);
+    } else {
+      mlfk_gemv_f32_exec(&ex, m, n, k, x, w, with_bias ? bias : NULL, split, lo, hi);
+    }
     snprintf(split_what, sizeof split_what, "%s threads=%d [%s]", what, threads,
              mlfk_test_isa_name(isa));
     mlfk_test_expect_same_bits(split_what, split, y, (size_t)m * n);
-    if ((double)m * n * k >= 4.0 * MLFK_GEMV_MIN_TASK_MACS && tasks != threads) {
+    if ((double)m * n * k >= 4.0 * MLFK_GEMV_MIN_TASK_MACS && tasks != threads &&
+        (!packed || (n + 15) / 16 >= threads)) {
       printf("FAIL %s: %d tasks ran\n", split_what, tasks);
       ++mlfk_test_failures;
     }
   }
   free(x);
   free(w);
+  if (packed) free(wp);
   free(bias);
   free(y);
   free(split);
+}
+
+/* The packed GEMV's clamp in registers: a NaN sum passes through without
+ * an activation and becomes lo with one, in a whole block and in the last
+ * (the 3 columns after 16), as mlfk_clamp makes it. */
+static void check_gemv_nan(int isa) {
+  float x[20], w[19 * 20], wp[19 * 20], y[19];
+  int i;
+  for (i = 0; i < 20; ++i) x[i] = 1.0f;
+  for (i = 0; i < 19 * 20; ++i) w[i] = i == 20 * 2 + 3 || i == 20 * 17 + 18 ? NAN : 1.0f;
+  pack_gemv(w, 19, 20, wp);
+  mlfk_gemv_f32_packed_with(isa, 1, 19, 20, x, wp, NULL, y, -HUGE_VALF, HUGE_VALF);
+  mlfk_test_expect_close("gemv packed nan, no clamp", isa, 2, y[2], NAN, 0);
+  mlfk_test_expect_close("gemv packed nan, no clamp", isa, 17, y[17], NAN, 0);
+  mlfk_test_expect_eq("gemv packed nan, no clamp", 16, y[16], 20.0f);
+  mlfk_gemv_f32_packed_with(isa, 1, 19, 20, x, wp, NULL, y, -1.0f, 6.0f);
+  mlfk_test_expect_eq("gemv packed nan, clip", 2, y[2], -1.0f);
+  mlfk_test_expect_eq("gemv packed nan, clip", 17, y[17], -1.0f);
+  mlfk_test_expect_eq("gemv packed nan, clip", 3, y[3], 6.0f);
+}
+
+/* Both layouts; under QEMU (MLFK_TEST_QUICK) the packed one only where W
+ * and its packed copy fit the Cortex-M55's 2 MiB of RAM with room to spare. */
+static void check_gemv(int isa, int m, int n, int k, int with_bias, float lo, float hi) {
+  check_gemv_layout(isa, 0, m, n, k, with_bias, lo, hi);
+#if defined(MLFK_TEST_QUICK)
+  if ((size_t)n * k > ((size_t)1 << 17)) return;
+#endif
+  check_gemv_layout(isa, 1, m, n, k, with_bias, lo, hi);
 }
 
 int main(void) {
@@ -254,6 +316,20 @@ int main(void) {
     check_gemv(isa, 3, 13, 16, 0, -HUGE_VALF, HUGE_VALF);
     check_gemv(isa, 2, 6, 7, 1, 0.0f, HUGE_VALF);
     check_gemv(isa, 1, 1, 1, 1, -HUGE_VALF, HUGE_VALF);
+    /* The MLP's layers (784-256-128-10) and LeNet-5's (400-120-84-10):
+     * whole blocks of 16 columns and a last one of 8, 4 or 10; K with and
+     * without a tail. More rows than one, a block of 16 and one of 3, K
+     * below one step, and a NaN through the clamp (check_gemv_nan). */
+    check_gemv(isa, 1, 256, 784, 1, 0.0f, HUGE_VALF);
+    check_gemv(isa, 1, 128, 256, 1, 0.0f, HUGE_VALF);
+    check_gemv(isa, 1, 10, 128, 1, -HUGE_VALF, HUGE_VALF);
+    check_gemv(isa, 1, 120, 400, 1, 0.0f, HUGE_VALF);
+    check_gemv(isa, 1, 84, 120, 1, 0.0f, HUGE_VALF);
+    check_gemv(isa, 1, 10, 84, 0, -HUGE_VALF, HUGE_VALF);
+    check_gemv(isa, 8, 19, 37, 1, -0.5f, 0.25f);
+    check_gemv(isa, 2, 33, 15, 1, 0.0f, HUGE_VALF);
+    check_gemv(isa, 1, 16, 16, 0, -HUGE_VALF, HUGE_VALF);
+    check_gemv_nan(isa);
   }
   return mlfk_test_finish("gemm_f32_test");
 }

@@ -289,4 +289,201 @@ MLFK_FN void mlfk_conv2d_f32(const mlfk_conv2d_f32_shape* s, const float* x, con
   mlfk_conv2d_f32_exec(NULL, s, x, packed_w, bias, res, y, scratch, lo, hi);
 }
 
+/* Small convolutions (below the size where im2col pays: LeNet-5's) of one
+ * group, stride 1, dilation 1 and no padding, directly on the weights as
+ * exported (no scratch, nothing packed):
+ *
+ *   Y[m][oy][ox] = clamp(bias[m] + sum over (c, ky, kx) in ascending order
+ *                  of W[m][c][ky][kx] * X[c][oy + ky][ox + kx], lo, hi)
+ *
+ * each product added as it comes, unfused: the order and bits of the direct
+ * convolution codegen/ops/conv.cc emits (bias first, or 0 without one).
+ * There is an AVX-512 variant only: mlfk_conv2d_f32_valid_exec returns 0
+ * for any other variant (and always in builds without the x86 variants,
+ * firmware), and the generated code then runs its own loops, the reference,
+ * so those builds run exactly the code and bits they ran before. A portable
+ * copy of those loops with runtime sizes ran 2.4-2.7x slower than the
+ * emitted ones, whose sizes are constants (LeNet-5's layers, SSE2).
+ *
+ * The AVX-512 variant goes by output rows and blocks of MLFK_CONV_DIRECT_J
+ * output channels, holding a row of up to 32 pixels of 8 channels in 16 zmm
+ * accumulators (one load of X per tap and segment shared by the 8 channels,
+ * each weight broadcast from memory), where the emitted loops, compiled for
+ * SSE2, keep them in memory. Threads cut the output channels by blocks. */
+typedef struct {
+  int n, c, h, w; /* input */
+  int m, kh, kw;  /* output channels, taps; oh = h - kh + 1, ow = w - kw + 1 */
+} mlfk_conv2d_f32_valid_shape;
+
+#define MLFK_CONV_DIRECT_J 8
+
+#if MLFK_X86
+/* AVX-512F: a row of up to 32 pixels (two 16-lane segments, the second
+ * masked or absent) of 8 channels; a block of jn < 8 channels computes its
+ * last channel again in place of the missing ones and stores jn. */
+MLFK_TARGET("avx512f,avx2,fma")
+static inline __attribute__((always_inline)) void mlfk_conv_direct_row_avx512_body(
+    const mlfk_conv2d_f32_valid_shape* s, const float* MLFK_RESTRICT x,
+    const float* MLFK_RESTRICT w, const float* bias, float* MLFK_RESTRICT y, int m0, int jn,
+    int oy, int ox0, const int segs, float lo, float hi, int clamp) {
+  const int oh = s->h - s->kh + 1, ow = s->w - s->kw + 1, taps = s->c * s->kh * s->kw;
+  const int tn = ow - ox0;
+  const __mmask16 m_a = (__mmask16)(tn >= 16 ? 0xFFFFu : (1u << tn) - 1u);
+  const __mmask16 m_b = (__mmask16)(tn >= 32 ? 0xFFFFu : tn <= 16 ? 0u : (1u << (tn - 16)) - 1u);
+  /* Accumulators a<j>, b<j> and weight rows w<j> as named variables: as
+   * arrays, GCC 12 stored all 16 accumulators to the stack on every tap
+   * (16 stores a step: 1.5-1.7x the time on LeNet-5's layers). */
+  const float *w0, *w1, *w2, *w3, *w4, *w5, *w6, *w7;
+  __m512 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7;
+  int j, c, ky, kx;
+#define MLFK_DIRECT_INIT(r)                                                                 \
+  {                                                                                         \
+    const int mj = m0 + ((r) < jn ? (r) : jn - 1);                                          \
+    w##r = w + (size_t)mj * taps;                                                           \
+    a##r = _mm512_set1_ps(bias ? bias[mj] : 0.0f);                                          \
+    b##r = a##r;                                                                            \
+  }
+  MLFK_ROWS8(MLFK_DIRECT_INIT)
+#undef MLFK_DIRECT_INIT
+  for (c = 0; c < s->c; ++c) {
+    for (ky = 0; ky < s->kh; ++ky) {
+      const float* MLFK_RESTRICT xr = x + ((size_t)c * s->h + oy + ky) * s->w + ox0;
+      const int wo = (c * s->kh + ky) * s->kw;
+      for (kx = 0; kx < s->kw; ++kx) {
+        const __m512 xa = _mm512_maskz_loadu_ps(m_a, xr + kx);
+        const __m512 xb = segs > 1 ? _mm512_maskz_loadu_ps(m_b, xr + kx + 16) : xa;
+#define MLFK_DIRECT_TAP(r)                                                                  \
+  {                                                                                         \
+    const __m512 wv = _mm512_set1_ps(w##r[wo + kx]);                                        \
+    a##r = _mm512_add_ps(a##r, _mm512_mul_ps(wv, xa));                                      \
+    if (segs > 1) b##r = _mm512_add_ps(b##r, _mm512_mul_ps(wv, xb));                        \
+  }
+        MLFK_ROWS8(MLFK_DIRECT_TAP)
+#undef MLFK_DIRECT_TAP
+      }
+    }
+  }
+  {
+    __m512 out_a[MLFK_CONV_DIRECT_J], out_b[MLFK_CONV_DIRECT_J];
+#define MLFK_DIRECT_OUT(r)                                                                  \
+  out_a[r] = a##r;                                                                          \
+  out_b[r] = b##r;
+    MLFK_ROWS8(MLFK_DIRECT_OUT)
+#undef MLFK_DIRECT_OUT
+    for (j = 0; j < jn; ++j) {
+      float* yr = y + ((size_t)(m0 + j) * oh + oy) * ow + ox0;
+      __m512 va = out_a[j], vb = out_b[j];
+      if (clamp) {
+        const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+        va = _mm512_min_ps(_mm512_max_ps(va, vlo), vhi);
+        vb = _mm512_min_ps(_mm512_max_ps(vb, vlo), vhi);
+      }
+      _mm512_mask_storeu_ps(yr, m_a, va);
+      if (segs > 1) _mm512_mask_storeu_ps(yr + 16, m_b, vb);
+    }
+  }
+}
+
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_conv_direct_rows_avx512(const mlfk_conv2d_f32_valid_shape* s,
+                                          const float* MLFK_RESTRICT x,
+                                          const float* MLFK_RESTRICT w, const float* bias,
+                                          float* MLFK_RESTRICT y, int m0, int jn, float lo,
+                                          float hi, int clamp) {
+  const int oh = s->h - s->kh + 1, ow = s->w - s->kw + 1;
+  int oy, ox0;
+  for (oy = 0; oy < oh; ++oy) {
+    for (ox0 = 0; ox0 < ow; ox0 += 32) {
+      if (ow - ox0 > 16) {
+        mlfk_conv_direct_row_avx512_body(s, x, w, bias, y, m0, jn, oy, ox0, 2, lo, hi, clamp);
+      } else {
+        mlfk_conv_direct_row_avx512_body(s, x, w, bias, y, m0, jn, oy, ox0, 1, lo, hi, clamp);
+      }
+    }
+  }
+}
+
+/* Channel blocks [b0, b1) of every image. */
+MLFK_FN void mlfk_conv_direct_blocks(const mlfk_conv2d_f32_valid_shape* s, const float* x,
+                                     const float* w, const float* bias, float* y, float lo,
+                                     float hi, int b0, int b1) {
+  const int clamp = lo > -HUGE_VALF || hi < HUGE_VALF;
+  const size_t in_image = (size_t)s->c * s->h * s->w;
+  const size_t out_image = (size_t)s->m * (s->h - s->kh + 1) * (s->w - s->kw + 1);
+  int n, blk;
+  for (n = 0; n < s->n; ++n) {
+    for (blk = b0; blk < b1; ++blk) {
+      const int m0 = blk * MLFK_CONV_DIRECT_J;
+      const int jn = s->m - m0 < MLFK_CONV_DIRECT_J ? s->m - m0 : MLFK_CONV_DIRECT_J;
+      mlfk_conv_direct_rows_avx512(s, x + n * in_image, w, bias, y + n * out_image, m0, jn, lo,
+                                   hi, clamp);
+    }
+  }
+}
+
+/* Multiply-accumulates per task below which the direct path is not split. */
+#define MLFK_CONV_DIRECT_MIN_TASK_MACS 65536
+
+typedef struct {
+  int parts;
+  const mlfk_conv2d_f32_valid_shape* s;
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+  float lo, hi;
+} mlfk_conv_direct_job;
+
+MLFK_FN void mlfk_conv_direct_task(void* arg, int32_t task) {
+  const mlfk_conv_direct_job* g = (const mlfk_conv_direct_job*)arg;
+  int b0, b1;
+  mlfk_split((g->s->m + MLFK_CONV_DIRECT_J - 1) / MLFK_CONV_DIRECT_J, g->parts, task, &b0, &b1);
+  mlfk_conv_direct_blocks(g->s, g->x, g->w, g->bias, g->y, g->lo, g->hi, b0, b1);
+}
+#endif
+
+/* The convolution as run `ex` says (bias NULL or one per output channel),
+ * cut by blocks of output channels: 1 when done, 0 when the run's variant
+ * has no direct path (the caller runs its loops). */
+MLFK_FN int mlfk_conv2d_f32_valid_exec(const mlfk_exec* ex, const mlfk_conv2d_f32_valid_shape* s,
+                                       const float* x, const float* w, const float* bias,
+                                       float* y, float lo, float hi) {
+#if MLFK_X86
+  mlfk_conv_direct_job g;
+  const int blocks = (s->m + MLFK_CONV_DIRECT_J - 1) / MLFK_CONV_DIRECT_J;
+  const double macs = (double)s->n * s->m * (s->h - s->kh + 1) * (s->w - s->kw + 1) * s->c *
+                      s->kh * s->kw;
+  const double units = macs / MLFK_CONV_DIRECT_MIN_TASK_MACS;
+  if (mlfk_exec_isa(ex) != MLFK_ISA_AVX512) return 0;
+  g.parts = mlfk_exec_tasks(ex, units < blocks ? (int)units : blocks);
+  g.s = s;
+  g.x = x;
+  g.w = w;
+  g.bias = bias;
+  g.y = y;
+  g.lo = lo;
+  g.hi = hi;
+  mlfk_exec_run(ex, mlfk_conv_direct_task, &g, g.parts);
+  return 1;
+#else
+  (void)ex, (void)s, (void)x, (void)w, (void)bias, (void)y, (void)lo, (void)hi;
+  return 0;
+#endif
+}
+
+/* The same with the variant `isa`, serial (0: not done, as above). */
+MLFK_FN int mlfk_conv2d_f32_valid_with(int isa, const mlfk_conv2d_f32_valid_shape* s,
+                                       const float* x, const float* w, const float* bias,
+                                       float* y, float lo, float hi) {
+#if MLFK_X86
+  if (isa != MLFK_ISA_AVX512) return 0;
+  mlfk_conv_direct_blocks(s, x, w, bias, y, lo, hi, 0,
+                          (s->m + MLFK_CONV_DIRECT_J - 1) / MLFK_CONV_DIRECT_J);
+  return 1;
+#else
+  (void)isa, (void)s, (void)x, (void)w, (void)bias, (void)y, (void)lo, (void)hi;
+  return 0;
+#endif
+}
+
 #endif /* MLF_KERNEL_CONV_F32_H_ */

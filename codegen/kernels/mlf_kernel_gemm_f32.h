@@ -749,4 +749,259 @@ MLFK_FN void mlfk_gemv_f32_with(int isa, int m, int n, int k, const float* x, co
   mlfk_gemv_f32_part(isa, m, n, k, x, w, bias, y, lo, hi, 0, n);
 }
 
+/* The same product with W packed at export (codegen/kernels/packing.h,
+ * layout gemv_f32_blocks16), so that a block of 16 columns streams its
+ * weights as one contiguous run: rows of W in blocks of 16 from row 0 (the
+ * last block holds the N % 16 remaining rows when there are any), block
+ * starting at row j with r rows at w + j * K: first the K / 16 steps of 16
+ * k, each r x 16 floats (row j + c's elements 16s .. 16s + 15 at s * 16r +
+ * 16c), then the K % 16 last elements of each row, row after row (row
+ * j + c's at (K / 16) * 16r + c * (K % 16)). Exactly N x K floats. Read
+ * row by row, 16 rows of W are 16 streams that the prefetchers follow
+ * poorly (the MLP's 784 x 256 in 6.2 us against 3.7 packed, bench/README.md,
+ * "LeNet-5 and the MLP at batch 1"). The sums are those of mlfk_gemv_f32
+ * (16 lanes, the K % 16 tail, the lanes in order, the bias): the same bits
+ * as the generated loops on the unpacked weight. Threads cut N into ranges
+ * of whole blocks. */
+#define MLFK_GEMV_BLOCK 16
+
+/* Columns [0, r) of y = clamp(x * W^T + bias) for the block of r <= 16
+ * rows of W at wb: 4 columns at a time, each 16 lanes. */
+#define MLFK_GEMVP_BODY                                                                     \
+  {                                                                                         \
+    MLFK_NO_CONTRACT                                                                        \
+    const int steps = k / 16, kt = k - steps * 16;                                          \
+    const float* MLFK_RESTRICT tails = wb + (size_t)steps * 16 * r;                         \
+    int g, c, s, l, u;                                                                      \
+    for (g = 0; g < r; g += 4) {                                                            \
+      const int cols = r - g < 4 ? r - g : 4;                                               \
+      float acc[4][16];                                                                     \
+      for (c = 0; c < 4; ++c)                                                               \
+        for (l = 0; l < 16; ++l) acc[c][l] = 0.0f;                                          \
+      if (cols == 4) {                                                                      \
+        for (s = 0; s < steps; ++s) {                                                       \
+          const float* MLFK_RESTRICT xs = x + 16 * s;                                       \
+          const float* MLFK_RESTRICT ws = wb + ((size_t)s * r + g) * 16;                    \
+          for (l = 0; l < 16; ++l) {                                                        \
+            const float xv = xs[l];                                                         \
+            acc[0][l] += xv * ws[l];                                                        \
+            acc[1][l] += xv * ws[16 + l];                                                   \
+            acc[2][l] += xv * ws[32 + l];                                                   \
+            acc[3][l] += xv * ws[48 + l];                                                   \
+          }                                                                                 \
+        }                                                                                   \
+      } else {                                                                              \
+        for (s = 0; s < steps; ++s) {                                                       \
+          const float* MLFK_RESTRICT xs = x + 16 * s;                                       \
+          const float* MLFK_RESTRICT ws = wb + ((size_t)s * r + g) * 16;                    \
+          for (c = 0; c < cols; ++c)                                                        \
+            for (l = 0; l < 16; ++l) acc[c][l] += xs[l] * ws[16 * c + l];                   \
+        }                                                                                   \
+      }                                                                                     \
+      for (c = 0; c < cols; ++c) {                                                          \
+        const float* MLFK_RESTRICT wt = tails + (size_t)(g + c) * kt;                       \
+        float v = 0.0f;                                                                     \
+        for (u = 0; u < kt; ++u) v += x[16 * steps + u] * wt[u];                            \
+        for (l = 0; l < 16; ++l) v += acc[c][l];                                            \
+        if (bias) v = v + bias[g + c];                                                      \
+        y[g + c] = clamp ? mlfk_clamp(v, lo, hi) : v;                                       \
+      }                                                                                     \
+    }                                                                                       \
+  }
+
+#define MLFK_GEMVP_VARIANT(name)                                                            \
+  MLFK_FN void mlfk_gemvp_block_##name(int k, const float* x, const float* wb, int r,        \
+                                       const float* bias, float* y, float lo, float hi,     \
+                                       int clamp) MLFK_GEMVP_BODY
+
+MLFK_GEMVP_VARIANT(portable)
+#if MLFK_X86
+MLFK_TARGET("avx2,fma") MLFK_GEMVP_VARIANT(avx2)
+#endif
+#undef MLFK_GEMVP_VARIANT
+#undef MLFK_GEMVP_BODY
+
+#if MLFK_X86
+/* AVX-512F: a whole block at once, each column's 16 lanes one zmm (lane l
+ * is the portable code's lane l): per step one load of x and 16 contiguous
+ * loads of W, 16 independent sums, multiplies and adds as separate
+ * instructions (the portable bits). The lanes are then added in order by
+ * transposing the 16 accumulators (after it, vector l holds lane l of every
+ * column) and adding the 16 vectors to the columns' K % 16 tails: 64
+ * two-source permutes and 16 adds per 16 columns instead of 256 scalar
+ * adds. A block of r < 16 rows reads its last row again in place of the
+ * missing ones and stores r columns. */
+
+/* Rows p and q = p + h of the 16 x 16 matrix t0 .. t15 with bit h of the
+ * row index and of the lane index swapped: for row p, the lanes with bit h
+ * clear stay and the others come from row q, shifted down by h (lo_idx);
+ * for row q the mirror (hi_idx). The four steps h = 1, 2, 4, 8 transpose
+ * the matrix. The rows are named variables, not an array: GCC 12 at -O2
+ * kept an array of accumulators in memory, storing all 16 each step. */
+#define MLFK_GEMVP_SWAP(p, q, lo_idx, hi_idx)                                               \
+  {                                                                                         \
+    const __m512 r0 = t##p, r1 = t##q;                                                      \
+    t##p = _mm512_permutex2var_ps(r0, lo_idx, r1);                                          \
+    t##q = _mm512_permutex2var_ps(r0, hi_idx, r1);                                          \
+  }
+#define MLFK_COLS16(X)                                                                      \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+
+/* Inlined with r = 16 (every offset a constant) and with r < 16. */
+MLFK_TARGET("avx512f,avx2,fma")
+static inline __attribute__((always_inline)) void mlfk_gemvp_block_avx512_body(
+    int k, const float* MLFK_RESTRICT x, const float* MLFK_RESTRICT wb, const int r,
+    const float* bias, float* y, float lo, float hi, int clamp) {
+  const int steps = k / 16, kt = k - steps * 16;
+  const float* MLFK_RESTRICT tails = wb + (size_t)steps * 16 * r;
+  const __mmask16 m = (__mmask16)(r >= 16 ? 0xFFFFu : (1u << r) - 1u);
+  __m512 t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, v;
+  float tail[16];
+  int c, s, u;
+#define MLFK_GEMVP_ZERO(c) t##c = _mm512_setzero_ps();
+  MLFK_COLS16(MLFK_GEMVP_ZERO)
+#undef MLFK_GEMVP_ZERO
+  for (s = 0; s < steps; ++s) {
+    const __m512 xv = _mm512_loadu_ps(x + 16 * s);
+    const float* MLFK_RESTRICT ws = wb + (size_t)s * 16 * r;
+    /* Row c of the block, or its last row again past r. */
+#define MLFK_GEMVP_STEP(c)                                                                  \
+  t##c = _mm512_add_ps(t##c, _mm512_mul_ps(xv, _mm512_loadu_ps(ws + 16 * ((c) < r ? (c) : r - 1))));
+    MLFK_COLS16(MLFK_GEMVP_STEP)
+#undef MLFK_GEMVP_STEP
+  }
+  for (c = 0; c < 16; ++c) {
+    const float* MLFK_RESTRICT wt = tails + (size_t)(c < r ? c : r - 1) * kt;
+    float sum = 0.0f;
+    for (u = 0; u < kt; ++u) sum += x[16 * steps + u] * wt[u];
+    tail[c] = sum;
+  }
+  {
+    const __m512i l1 = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+    const __m512i h1 = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    const __m512i l2 = _mm512_setr_epi32(0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+    const __m512i h2 = _mm512_setr_epi32(2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    const __m512i l4 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+    const __m512i h4 = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    const __m512i l8 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const __m512i h8 = _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    MLFK_GEMVP_SWAP(0, 1, l1, h1) MLFK_GEMVP_SWAP(2, 3, l1, h1)
+    MLFK_GEMVP_SWAP(4, 5, l1, h1) MLFK_GEMVP_SWAP(6, 7, l1, h1)
+    MLFK_GEMVP_SWAP(8, 9, l1, h1) MLFK_GEMVP_SWAP(10, 11, l1, h1)
+    MLFK_GEMVP_SWAP(12, 13, l1, h1) MLFK_GEMVP_SWAP(14, 15, l1, h1)
+    MLFK_GEMVP_SWAP(0, 2, l2, h2) MLFK_GEMVP_SWAP(1, 3, l2, h2)
+    MLFK_GEMVP_SWAP(4, 6, l2, h2) MLFK_GEMVP_SWAP(5, 7, l2, h2)
+    MLFK_GEMVP_SWAP(8, 10, l2, h2) MLFK_GEMVP_SWAP(9, 11, l2, h2)
+    MLFK_GEMVP_SWAP(12, 14, l2, h2) MLFK_GEMVP_SWAP(13, 15, l2, h2)
+    MLFK_GEMVP_SWAP(0, 4, l4, h4) MLFK_GEMVP_SWAP(1, 5, l4, h4)
+    MLFK_GEMVP_SWAP(2, 6, l4, h4) MLFK_GEMVP_SWAP(3, 7, l4, h4)
+    MLFK_GEMVP_SWAP(8, 12, l4, h4) MLFK_GEMVP_SWAP(9, 13, l4, h4)
+    MLFK_GEMVP_SWAP(10, 14, l4, h4) MLFK_GEMVP_SWAP(11, 15, l4, h4)
+    MLFK_GEMVP_SWAP(0, 8, l8, h8) MLFK_GEMVP_SWAP(1, 9, l8, h8)
+    MLFK_GEMVP_SWAP(2, 10, l8, h8) MLFK_GEMVP_SWAP(3, 11, l8, h8)
+    MLFK_GEMVP_SWAP(4, 12, l8, h8) MLFK_GEMVP_SWAP(5, 13, l8, h8)
+    MLFK_GEMVP_SWAP(6, 14, l8, h8) MLFK_GEMVP_SWAP(7, 15, l8, h8)
+  }
+  /* t<l> now holds lane l of every column: the tails, then the lanes in
+   * order, then the bias, as the portable code adds them. */
+  v = _mm512_loadu_ps(tail);
+#define MLFK_GEMVP_LANE(l) v = _mm512_add_ps(v, t##l);
+  MLFK_COLS16(MLFK_GEMVP_LANE)
+#undef MLFK_GEMVP_LANE
+  if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias));
+  /* max then min, as mlfk_clamp (a NaN sum gives lo). */
+  if (clamp) v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+  _mm512_mask_storeu_ps(y, m, v);
+}
+#undef MLFK_COLS16
+#undef MLFK_GEMVP_SWAP
+
+MLFK_TARGET("avx512f,avx2,fma")
+MLFK_FN void mlfk_gemvp_block_avx512(int k, const float* x, const float* wb, int r,
+                                     const float* bias, float* y, float lo, float hi, int clamp) {
+  if (r == MLFK_GEMV_BLOCK) {
+    mlfk_gemvp_block_avx512_body(k, x, wb, MLFK_GEMV_BLOCK, bias, y, lo, hi, clamp);
+  } else {
+    mlfk_gemvp_block_avx512_body(k, x, wb, r, bias, y, lo, hi, clamp);
+  }
+}
+#endif
+
+/* Blocks [b0, b1) of every row of X with the variant `isa`. */
+MLFK_FN void mlfk_gemvp_blocks(int isa, int m, int n, int k, const float* x, const float* w,
+                               const float* bias, float* y, float lo, float hi, int b0, int b1) {
+  const int clamp = lo > -HUGE_VALF || hi < HUGE_VALF;
+  int b, i;
+  for (b = b0; b < b1; ++b) {
+    const int j = b * MLFK_GEMV_BLOCK;
+    const int r = n - j < MLFK_GEMV_BLOCK ? n - j : MLFK_GEMV_BLOCK;
+    const float* wb = w + (size_t)j * k;
+    const float* bj = bias ? bias + j : NULL;
+    for (i = 0; i < m; ++i) {
+      const float* xi = x + (size_t)i * k;
+      float* yi = y + (size_t)i * n + j;
+#if MLFK_X86
+      if (isa == MLFK_ISA_AVX512) {
+        mlfk_gemvp_block_avx512(k, xi, wb, r, bj, yi, lo, hi, clamp);
+        continue;
+      }
+      if (isa == MLFK_ISA_AVX2) {
+        mlfk_gemvp_block_avx2(k, xi, wb, r, bj, yi, lo, hi, clamp);
+        continue;
+      }
+#endif
+      mlfk_gemvp_block_portable(k, xi, wb, r, bj, yi, lo, hi, clamp);
+    }
+  }
+  (void)isa;
+}
+
+typedef struct {
+  int isa, parts, m, n, k;
+  const float* x;
+  const float* w;
+  const float* bias;
+  float* y;
+  float lo, hi;
+} mlfk_gemvp_job;
+
+MLFK_FN void mlfk_gemvp_task(void* arg, int32_t task) {
+  const mlfk_gemvp_job* g = (const mlfk_gemvp_job*)arg;
+  int b0, b1;
+  mlfk_split((g->n + MLFK_GEMV_BLOCK - 1) / MLFK_GEMV_BLOCK, g->parts, task, &b0, &b1);
+  mlfk_gemvp_blocks(g->isa, g->m, g->n, g->k, g->x, g->w, g->bias, g->y, g->lo, g->hi, b0, b1);
+}
+
+/* Y = clamp(X * W^T + bias, lo, hi) with W packed, as run `ex` says: X
+ * row-major M x K, W N x K in the layout above, bias NULL or N floats, Y
+ * row-major M x N; cut by blocks of columns, each task reading only its
+ * blocks of W. */
+MLFK_FN void mlfk_gemv_f32_packed_exec(const mlfk_exec* ex, int m, int n, int k, const float* x,
+                                       const float* w, const float* bias, float* y, float lo,
+                                       float hi) {
+  mlfk_gemvp_job g;
+  const int blocks = (n + MLFK_GEMV_BLOCK - 1) / MLFK_GEMV_BLOCK;
+  const double units = (double)m * n * k / MLFK_GEMV_MIN_TASK_MACS;
+  g.isa = mlfk_exec_isa(ex);
+  g.parts = mlfk_exec_tasks(ex, units < blocks ? (int)units : blocks);
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.x = x;
+  g.w = w;
+  g.bias = bias;
+  g.y = y;
+  g.lo = lo;
+  g.hi = hi;
+  mlfk_exec_run(ex, mlfk_gemvp_task, &g, g.parts);
+}
+
+/* The same with the variant `isa`, serial. */
+MLFK_FN void mlfk_gemv_f32_packed_with(int isa, int m, int n, int k, const float* x,
+                                       const float* w, const float* bias, float* y, float lo,
+                                       float hi) {
+  mlfk_gemvp_blocks(isa, m, n, k, x, w, bias, y, lo, hi, 0,
+                    (n + MLFK_GEMV_BLOCK - 1) / MLFK_GEMV_BLOCK);
+}
+
 #endif /* MLF_KERNEL_GEMM_F32_H_ */

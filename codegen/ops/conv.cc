@@ -575,6 +575,43 @@ Status EmitDepthwiseKernel(const EmitContext& ctx, const ConvShape& s, std::stri
   return Status::Ok();
 }
 
+// A float32 2-D convolution of one group, stride 1, dilation 1 and no
+// padding, with its weight as exported (not packed for conv_f32's GEMM):
+// conv_f32's direct path computes the sums of the loops below in their
+// order (LeNet-5's convolutions).
+bool IsValidDirect2D(const ConvShape& s, DType dtype) {
+  const Window& w = s.w;
+  if (dtype != DType::kFloat32 || w.rank() != 2 || s.group != 1 || s.m < 1 || s.c < 1) return false;
+  for (size_t a = 0; a < 2; ++a) {
+    if (w.strides[a] != 1 || w.dilations[a] != 1 || w.pad_begin[a] != 0 || w.pad_end[a] != 0 ||
+        w.out[a] < 1 || w.out[a] != w.in[a] - w.kernel[a] + 1) {
+      return false;
+    }
+  }
+  return FitsInt(s.n * s.c * w.InElements()) && FitsInt(s.n * s.m * w.OutElements()) &&
+         FitsInt(s.m * s.c * w.KernelElements());
+}
+
+// The call of conv_f32's direct path ahead of the loops, which it makes
+// unnecessary when it runs (AVX-512; it declines every other variant, and
+// firmware builds have none): "" when the activation is not a clamp.
+Result<std::string> ValidConvKernelCall(const EmitContext& ctx, const ConvShape& s) {
+  const Window& w = s.w;
+  MLF_ASSIGN_OR_RETURN(KernelClamp clamp, ClampOf(ctx.node));
+  if (!clamp.in_kernel) return std::string();
+  ctx.UseKernel("conv_f32");
+  const std::vector<int64_t> fields = {s.n, s.c, w.in[0], w.in[1], s.m, w.kernel[0], w.kernel[1]};
+  std::string init;
+  for (int64_t f : fields) init += (init.empty() ? "" : ", ") + S(f);
+  CodeWriter c;
+  c.Line("/* n, c, h, w, m, kh, kw: conv_f32's direct path where the run's variant has one */");
+  c.Line("static const mlfk_conv2d_f32_valid_shape shape = {" + init + "};");
+  c.Line(std::string("if (mlfk_conv2d_f32_valid_exec(") + EmitContext::kExec + ", &shape, in0, in1, " +
+         (ctx.node.HasInput(2) ? "in2" : "NULL") + ", out0, " + clamp.lo + ", " + clamp.hi +
+         ")) return;");
+  return c.str();
+}
+
 Status EmitConvKernel(const EmitContext& ctx, const ConvShape& s, std::string* body) {
   const Window& w = s.w;
   if (w.rank() != 2 || s.group != 1 || ctx.input(0).dtype != DType::kFloat32) {
@@ -627,9 +664,13 @@ Status EmitConv(const EmitContext& ctx, std::string* body) {
   e.cgks = s.cg * e.ks;
   e.in_strides = Strides(e.w.in);
   e.out_strides = Strides(e.w.out);
+  std::string direct;
+  if (IsValidDirect2D(s, ctx.input(0).dtype)) {
+    MLF_ASSIGN_OR_RETURN(direct, ValidConvKernelCall(ctx, s));
+  }
   CodeWriter c;
   MLF_RETURN_IF_ERROR(e.Emit(c));
-  *body = c.str();
+  *body = direct + c.str();
   return Status::Ok();
 }
 

@@ -1,7 +1,9 @@
 // Conv through the kernel layer (codegen/kernels, family conv_f32): which
 // Conv nodes take it, and the node attribute that says their weight has
 // been packed at export (codegen/passes/pack_weights.h). A Conv without the
-// attribute keeps the direct convolution of conv.cc.
+// attribute keeps the direct convolution of conv.cc (for an unpadded
+// stride-1 one, after conv_f32's AVX-512 direct path, which does the same
+// sums when the run's variant has it).
 #ifndef MLFKIT_CODEGEN_OPS_CONV_KERNEL_H_
 #define MLFKIT_CODEGEN_OPS_CONV_KERNEL_H_
 

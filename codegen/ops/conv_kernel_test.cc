@@ -1,6 +1,7 @@
 // Conv through the kernel layer (conv_kernel.h): which nodes take it, the
-// packed weight, and the generated C (host, every variant the CPU has, and
-// arm-none-eabi-gcc) against the naive reference on the unpacked graph.
+// packed weight, the direct path of small unpadded ones, and the generated
+// C (host, every variant the CPU has, and arm-none-eabi-gcc) against the
+// naive reference on the unpacked graph.
 #include "codegen/ops/conv_kernel.h"
 
 #include <gtest/gtest.h>
@@ -131,13 +132,41 @@ TEST(ConvKernelTest, ScratchIsOneIm2colChunkAndNoneFor1x1) {
   EXPECT_FALSE(f1->needs_scratch);
 }
 
-TEST(ConvKernelTest, UnpackedNodesCallNoKernel) {
-  OpTest t = Build({{1, 64, 16, 16}, {64, 64, 3, 3}});
+TEST(ConvKernelTest, UnpackedPaddedNodesCallNoKernel) {
+  OpTest t = Build({{1, 64, 16, 16}, {64, 64, 3, 3}, false, {{"pads", Ints{1, 1, 1, 1}}}});
   ASSERT_TRUE(t.Infer().ok());
   auto f = emit::EmitNodeFunction(t.graph(), 0);
   ASSERT_TRUE(f.ok());
   EXPECT_TRUE(f->kernels.empty());
   EXPECT_EQ(f->definition.find("mlfk_"), std::string::npos);
+}
+
+// Unpacked (small, or a runtime weight) stride-1 convolutions without
+// padding and with a clamp or no activation: conv_f32's direct path ahead
+// of the loops (which run when it declines), no scratch; strided ones and
+// other activations keep the loops alone.
+TEST(ConvKernelTest, UnpaddedStrideOneNodesTryTheDirectPathFirst) {
+  OpTest t = Build({{1, 6, 14, 14}, {16, 6, 5, 5}, true, {{"mlf.activation", std::string("Relu")}}});
+  ASSERT_TRUE(t.Infer().ok());
+  auto f = emit::EmitNodeFunction(t.graph(), 0);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->kernels, (std::set<std::string>{"conv_f32"}));
+  EXPECT_NE(f->definition.find("static const mlfk_conv2d_f32_valid_shape shape = {1, 6, 14, 14, 16, 5, 5};"),
+            std::string::npos)
+      << f->definition;
+  const size_t call = f->definition.find(
+      "if (mlfk_conv2d_f32_valid_exec(ex, &shape, in0, in1, in2, out0, 0.0f, HUGE_VALF)) return;");
+  ASSERT_NE(call, std::string::npos);
+  EXPECT_NE(f->definition.find("for (int n = 0; n < 1; ++n) {", call), std::string::npos) << f->definition;
+  EXPECT_FALSE(f->needs_scratch);
+  for (const Attrs& attrs : {Attrs{{"strides", Ints{2, 2}}},
+                             Attrs{{"mlf.activation", std::string("LeakyRelu")}, {"mlf.activation.alpha", 0.1}}}) {
+    OpTest other = Build({{1, 6, 14, 14}, {16, 6, 5, 5}, true, attrs});
+    ASSERT_TRUE(other.Infer().ok());
+    auto g = emit::EmitNodeFunction(other.graph(), 0);
+    ASSERT_TRUE(g.ok());
+    EXPECT_TRUE(g->kernels.empty());
+  }
 }
 
 class ConvKernelGeneratedTest : public ::testing::TestWithParam<Case> {};
@@ -187,6 +216,43 @@ INSTANTIATE_TEST_SUITE_P(
              {{"pads", Ints{0, 2, 1, 1}}, {"dilations", Ints{2, 1}}}},
         // 3x3 on 7x7 with many channels (ResNet's last stage, smaller).
         Case{{1, 256, 7, 7}, {128, 256, 3, 3}, true, {{"pads", Ints{1, 1, 1, 1}}}}));
+
+// The direct path for small unpadded stride-1 convolutions (LeNet-5's two,
+// batch 2 with Clip, no bias): nothing packed, no scratch. Its sums are the
+// direct loops' in their order (bit for bit in conv_f32_test.c); here
+// against the reference evaluator.
+class ValidConvGeneratedTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ValidConvGeneratedTest, MatchesEvaluate) {
+  OpTest t = Build(GetParam());
+  ASSERT_TRUE(t.Infer().ok()) << t.Infer().ToString();
+  std::vector<ir::HostTensor> in = {RandomTensor(DType::kFloat32, GetParam().x, 26)};
+  auto want = t.Evaluate(in);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  auto packed = passes::PackWeights(t.graph());
+  ASSERT_TRUE(packed.ok());
+  EXPECT_EQ(*packed, 0);
+  auto f = emit::EmitNodeFunction(t.graph(), 0);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->kernels, (std::set<std::string>{"conv_f32"}));
+  EXPECT_FALSE(f->needs_scratch);
+  auto got = t.RunGenerated(in);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  Status close = AllClose(*got, *want, 1e-5, 1e-5);
+  EXPECT_TRUE(close.ok()) << close.ToString();
+  const Status cross = CrossCompile(t);
+  EXPECT_TRUE(cross.ok()) << cross.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Valid, ValidConvGeneratedTest,
+    ::testing::Values(
+        Case{{1, 1, 32, 32}, {6, 1, 5, 5}, true, {{"mlf.activation", std::string("Relu")}}},
+        Case{{1, 6, 14, 14}, {16, 6, 5, 5}, true, {{"mlf.activation", std::string("Relu")}}},
+        Case{{2, 3, 9, 40}, {11, 3, 2, 3}, true,
+             {{"mlf.activation", std::string("Clip")}, {"mlf.activation.min", 0.0},
+              {"mlf.activation.max", 0.5}}},
+        Case{{1, 4, 7, 7}, {9, 4, 3, 3}}));
 
 // Depthwise convolutions call depthwise_f32 with the weight as exported
 // (constant or not, any size): nothing is packed.

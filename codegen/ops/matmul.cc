@@ -17,9 +17,11 @@
 #include <cstdint>
 #include <functional>
 #include <type_traits>
+#include <variant>
 
 #include "codegen/ops/activation.h"
 #include "codegen/ops/conv_geometry.h"
+#include "codegen/ops/gemm_kernel.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
 
@@ -270,6 +272,10 @@ Status EvaluateGemm(const ir::Node& node, const std::vector<const ir::HostTensor
                     std::vector<ir::HostTensor>* out) {
   if (in.size() < 2 || in[0] == nullptr || in[1] == nullptr) {
     return InvalidArgument(node.Describe() + ": Gemm needs inputs A and B");
+  }
+  if (node.attrs.count(kWeightLayoutAttr)) {
+    // Packing is the last step before emission; nothing evaluates after it.
+    return NodeError(node, "weight B is packed for the kernel layer and cannot be evaluated");
   }
   const ir::HostTensor* c = in.size() > 2 ? in[2] : nullptr;
   MLF_ASSIGN_OR_RETURN(GemmShape s, ComputeGemmShape(node, in[0]->shape, in[1]->shape,
@@ -551,13 +557,13 @@ Status EmitMatMul(const EmitContext& ctx, std::string* body) {
   return Status::Ok();
 }
 
-// A float32 Gemm with transB = 1, at most kGemvMaxRows rows and at least
-// kGemvMinMacs products (a classifier: ResNet18's 1 x 1000 x 512,
-// MobileNetV2's 1 x 1000 x 1280) runs through gemm_f32's GEMV-style kernel,
-// the same sums in the same order as the loops below, split over the run's
-// threads by output columns. Smaller ones (LeNet-5's, the MLP's, the
-// firmware examples') keep the loops.
-constexpr int64_t kGemvMaxRows = 8;
+// A float32 Gemm with transB = 1 and at most kGemvMaxRows rows runs through
+// gemm_f32's GEMV-style kernels, the same sums in the same order as the
+// loops below, split over the run's threads by output columns: with the
+// weight packed at export (gemm_kernel.h: a constant weight of its own,
+// LeNet-5's and the MLP's layers, the classifiers) whatever its size; as
+// exported when it has at least kGemvMinMacs products (a runtime or shared
+// weight). Other Gemms keep the loops.
 constexpr int64_t kGemvMinMacs = int64_t{1} << 18;
 
 // The clamp bounds of a fused Relu or Clip as C literals; false for other
@@ -579,24 +585,50 @@ Result<bool> GemvClamp(const ir::Node& node, std::string* lo, std::string* hi) {
   return true;
 }
 
-// Writes the kernel call into `body` when the Gemm suits it; false otherwise.
-Result<bool> EmitGemvKernel(const EmitContext& ctx, const GemmShape& s, std::string* body) {
-  const bool bias_per_column = !s.has_c || (s.c_rows == 1 && s.c_cols == s.n && s.beta == 1.0 &&
-                                            ctx.input(2).dtype == DType::kFloat32);
-  if (ctx.input(0).dtype != DType::kFloat32 || !s.trans_b || s.trans_a || s.alpha != 1.0 ||
-      !bias_per_column || s.m < 1 || s.m > kGemvMaxRows || s.m * s.n * s.k < kGemvMinMacs ||
-      s.n > INT32_MAX || s.k > INT32_MAX || s.m * s.k > INT32_MAX || s.n * s.k > INT32_MAX) {
+// Whether a Gemm of shape `s` is a GEMV the kernels compute (any size).
+bool GemvShapeSuits(const ir::Node& node, const ir::Graph& graph, const GemmShape& s) {
+  const bool bias_per_column =
+      !s.has_c || (s.c_rows == 1 && s.c_cols == s.n && s.beta == 1.0 &&
+                   graph.value(node.inputs[2]).dtype == DType::kFloat32);
+  if (graph.value(node.inputs[0]).dtype != DType::kFloat32 ||
+      graph.value(node.inputs[1]).dtype != DType::kFloat32 || !s.trans_b || s.trans_a ||
+      s.alpha != 1.0 || !bias_per_column || s.m < 1 || s.m > kGemvMaxRows || s.n < 1 ||
+      s.k < 1 || s.n > INT32_MAX || s.k > INT32_MAX || s.m * s.k > INT32_MAX ||
+      s.n * s.k > INT32_MAX || s.m * s.n > INT32_MAX) {
     return false;
   }
+  std::string lo, hi;
+  Result<bool> clamps = GemvClamp(node, &lo, &hi);
+  return clamps.ok() && *clamps;
+}
+
+bool WeightIsGemvPacked(const ir::Node& node) {
+  auto it = node.attrs.find(kWeightLayoutAttr);
+  return it != node.attrs.end() && std::holds_alternative<std::string>(it->second) &&
+         std::get<std::string>(it->second) == kGemvBlocksLayout;
+}
+
+// Writes the kernel call into `body` when the Gemm suits one; false otherwise.
+Result<bool> EmitGemvKernel(const EmitContext& ctx, const GemmShape& s, std::string* body) {
+  const bool packed = WeightIsGemvPacked(ctx.node);
+  if (ctx.node.attrs.count(kWeightLayoutAttr) && !packed) {
+    return NodeError(ctx.node, "unknown weight layout in attribute '" + std::string(kWeightLayoutAttr) + "'");
+  }
+  if (!GemvShapeSuits(ctx.node, ctx.graph, s)) {
+    if (packed) return NodeError(ctx.node, "weight B is packed but the Gemm is no GEMV the kernel computes");
+    return false;
+  }
+  if (!packed && s.m * s.n * s.k < kGemvMinMacs) return false;
   std::string lo, hi;
   MLF_ASSIGN_OR_RETURN(bool clamps, GemvClamp(ctx.node, &lo, &hi));
   if (!clamps) return false;
   ctx.UseKernel("gemm_f32");
   CodeWriter w;
-  w.Line("/* Y = clamp(A * B^T + C, lo, hi): m, n, k, A, B, C, Y, lo, hi */");
-  w.Line(std::string("mlfk_gemv_f32_exec(") + EmitContext::kExec + ", " + S(s.m) + ", " + S(s.n) +
-         ", " + S(s.k) + ", in0, in1, " + (s.has_c ? "in2" : "NULL") + ", out0, " + lo + ", " +
-         hi + ");");
+  w.Line(std::string("/* Y = clamp(A * B^T + C, lo, hi)") + (packed ? ", B packed" : "") +
+         ": m, n, k, A, B, C, Y, lo, hi */");
+  w.Line(std::string(packed ? "mlfk_gemv_f32_packed_exec(" : "mlfk_gemv_f32_exec(") +
+         EmitContext::kExec + ", " + S(s.m) + ", " + S(s.n) + ", " + S(s.k) + ", in0, in1, " +
+         (s.has_c ? "in2" : "NULL") + ", out0, " + lo + ", " + hi + ");");
   *body = w.str();
   return true;
 }
@@ -641,6 +673,25 @@ Status EmitGemm(const EmitContext& ctx, std::string* body) {
   *body = w.str();
   return Status::Ok();
 }
+
+}  // namespace
+
+bool GemmSuitsGemvKernel(const ir::Node& node, const ir::Graph& graph) {
+  if (node.op != "Gemm" || !node.HasInput(1) || node.attrs.count(kWeightLayoutAttr)) return false;
+  const ir::Value& b = graph.value(node.inputs[1]);
+  if (!b.is_constant() || b.shape.size() != 2) return false;
+  auto s = ComputeGemmShape(node, graph);
+  if (!s.ok() || !GemvShapeSuits(node, graph, *s)) return false;
+  // The packed weight replaces the original: nothing else may read it.
+  int readers = 0;
+  for (const ir::Node& n : graph.nodes) {
+    for (int id : n.inputs) readers += id == node.inputs[1];
+  }
+  for (int id : graph.outputs) readers += id == node.inputs[1];
+  return readers == 1;
+}
+
+namespace {
 
 uint64_t MatMulMacs(const ir::Node& node, const ir::Graph& graph) {
   auto s = ComputeMatMulShape(node, graph.value(node.inputs[0]).shape,

@@ -278,7 +278,8 @@ INSTANTIATE_TEST_SUITE_P(
                       GemmCase{3, 4, 5, false, "", DType::kFloat64}));
 
 // Gemms with transB = 1, few rows, alpha 1 and a per-column C (or none),
-// at least 2^18 products: gemm_f32's GEMV kernel (mlfk_gemv_f32_exec).
+// at least 2^18 products, their weight as exported: gemm_f32's GEMV kernel
+// (mlfk_gemv_f32_exec). Packed weights: gemm_kernel_test.cc.
 struct Gemv {
   int64_t m, n, k;
   bool c = true;
@@ -322,7 +323,8 @@ TEST(GemmTest, ClassifiersCallTheGemvKernel) {
 }
 
 TEST(GemmTest, OtherGemmsKeepTheLoops) {
-  // LeNet-5's and the MLP's layers (below 2^18 products), an alpha, an
+  // Unpacked (PackWeights not run: as for a runtime or shared weight),
+  // LeNet-5's and the MLP's layers (below 2^18 products); an alpha, an
   // activation the kernel has no clamp for, too many rows.
   for (const Gemv& g : {Gemv{1, 120, 400}, Gemv{1, 256, 784}, Gemv{1, 1000, 512, true, "", 0.5},
                         Gemv{1, 1000, 512, true, "Sigmoid"}, Gemv{9, 1000, 512}}) {
