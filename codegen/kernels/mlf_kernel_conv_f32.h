@@ -206,7 +206,7 @@ MLFK_FN void mlfk_conv2d_f32_task(void* arg, int32_t task) {
  * threads, an image of many pixels is cut by output pixels (see the job
  * above); a small one (whose tasks would share a cache line in every
  * output row, MLFK_LINE_FLOATS), or one whose weight is large for its
- * pixels (mlfk_gemm_f32_panel_cut: ResNet18's 3x3 layers on 7x7 images), builds
+ * pixels (mlfk_gemm_f32_panel_cut: ResNet18's 3x3 layers on 14x14 and 7x7 images), builds
  * its one chunk's columns with all threads (rows of cols) before all of
  * them multiply (rows of the output). Either way the scratch stays what the
  * memory plan sized. */

@@ -500,16 +500,21 @@ MLFK_FN void mlfk_gemm_f32_with(int isa, int m, int n, int k, const float* a, co
 /* Columns per task from which C may be cut by columns. */
 #define MLFK_GEMM_MIN_TASK_COLUMNS 16
 
-/* A weight of at least MLFK_GEMM_PANEL_CUT_A floats (2 MiB: past L2, so
- * streamed from L3 or memory) times at most MLFK_GEMM_PANEL_CUT_N columns
- * per task is cut by panels even when there are columns enough: cut by
- * columns, every core streams the whole weight for its few columns
- * (ResNet18's 3x3 layers on 7x7 images: 9.4 MB each for 25 or 24 columns);
- * by panels each streams its share, and the image's pixels (100 KB there)
- * cross between the cores instead. Whether `tasks` tasks cut such a product
- * by panels. */
-#define MLFK_GEMM_PANEL_CUT_A (1 << 19)
-#define MLFK_GEMM_PANEL_CUT_N 32
+/* A weight of at least MLFK_GEMM_PANEL_CUT_A floats (1 MiB: the size of
+ * L2, so streamed from L3 or memory) times at most MLFK_GEMM_PANEL_CUT_N
+ * columns per task is cut by panels even when there are columns enough: cut
+ * by columns, every core streams the whole weight for its few columns
+ * (ResNet18's 3x3 layers on 7x7 images: 9.4 MB each for 25 or 24 columns;
+ * on 14x14 images 2.4 MB for 98); by panels each streams its share, and the
+ * image's pixels or columns cross between the cores instead. Measured on
+ * ResNet18 at 2 threads (bench/README.md, 2026-11-28): with the limits at
+ * 2 MiB and 32 columns its 14x14 layers gained 1.63-1.71x from the second
+ * thread, with these 2.0x, and the run went from 11.9-12.2 ms to 11.0-11.1
+ * (MobileNetV2's last 1x1 convolution and SqueezeNet's conv10, which now
+ * cut by panels too, kept their times). Whether `tasks` tasks cut such a
+ * product by panels. */
+#define MLFK_GEMM_PANEL_CUT_A (1 << 18)
+#define MLFK_GEMM_PANEL_CUT_N 100
 MLFK_FN int mlfk_gemm_f32_panel_cut(int m, int n, int k, int tasks) {
   return tasks > 1 && m / MLFK_GEMM_MR >= tasks && (size_t)m * k >= (size_t)MLFK_GEMM_PANEL_CUT_A &&
          n <= MLFK_GEMM_PANEL_CUT_N * tasks;
