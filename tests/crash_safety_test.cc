@@ -104,7 +104,12 @@ bool HoldsTempFileIn(pid_t pid, const std::string& dir, const std::string& dest)
     const ssize_t n = readlink((fds + "/" + e->d_name).c_str(), target, sizeof target - 1);
     if (n <= 0) continue;
     const std::string t(target, static_cast<size_t>(n));
-    if (t.rfind(dir + "/", 0) == 0 && t != dest && t.find('/', dir.size() + 1) == std::string::npos) {
+    // Not the destination, nor the file it replaced: `mlf sign` signs in
+    // place and keeps the old archive open for reading until it exits, so
+    // after its commit that descriptor reads "<dest> (deleted)" (counting it
+    // made a run killed after the commit look killed mid-write).
+    if (t.rfind(dir + "/", 0) == 0 && t != dest && t != dest + " (deleted)" &&
+        t.find('/', dir.size() + 1) == std::string::npos) {
       found = true;
       break;
     }
@@ -160,10 +165,18 @@ Outcome RunAndKill(const std::vector<std::string>& argv, const std::vector<std::
     const auto now = std::chrono::steady_clock::now();
     const bool writing = HoldsTempFileIn(pid, dest_dir, dest);
     if (now >= deadline || (when == KillAt::kFirstWrite && writing)) {
+      // Stopped first, and looked at again: a writer may commit its output
+      // between the look above and a kill, and then it was not killed while
+      // writing.
+      kill(pid, SIGSTOP);
+      if (waitpid(pid, &status, WUNTRACED) == pid && !WIFSTOPPED(status)) {
+        outcome.exited = WIFEXITED(status);  // finished before the stop
+        outcome.exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        break;
+      }
+      outcome.mid_write = HoldsTempFileIn(pid, dest_dir, dest);
       kill(pid, SIGKILL);
-      outcome.mid_write = writing;
       waitpid(pid, &status, 0);
-      // It may have finished between the last check and the kill.
       outcome.exited = WIFEXITED(status);
       outcome.exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       break;
