@@ -961,17 +961,8 @@ MLFK_FN void mlfk_gemvp_blocks(int isa, int m, int n, int k, const float* x, con
   (void)isa;
 }
 
-typedef struct {
-  int isa, parts, m, n, k;
-  const float* x;
-  const float* w;
-  const float* bias;
-  float* y;
-  float lo, hi;
-} mlfk_gemvp_job;
-
 MLFK_FN void mlfk_gemvp_task(void* arg, int32_t task) {
-  const mlfk_gemvp_job* g = (const mlfk_gemvp_job*)arg;
+  const mlfk_gemv_f32_job* g = (const mlfk_gemv_f32_job*)arg;
   int b0, b1;
   mlfk_split((g->n + MLFK_GEMV_BLOCK - 1) / MLFK_GEMV_BLOCK, g->parts, task, &b0, &b1);
   mlfk_gemvp_blocks(g->isa, g->m, g->n, g->k, g->x, g->w, g->bias, g->y, g->lo, g->hi, b0, b1);
@@ -984,7 +975,7 @@ MLFK_FN void mlfk_gemvp_task(void* arg, int32_t task) {
 MLFK_FN void mlfk_gemv_f32_packed_exec(const mlfk_exec* ex, int m, int n, int k, const float* x,
                                        const float* w, const float* bias, float* y, float lo,
                                        float hi) {
-  mlfk_gemvp_job g;
+  mlfk_gemv_f32_job g;
   const int blocks = (n + MLFK_GEMV_BLOCK - 1) / MLFK_GEMV_BLOCK;
   const double units = (double)m * n * k / MLFK_GEMV_MIN_TASK_MACS;
   g.isa = mlfk_exec_isa(ex);
