@@ -165,10 +165,7 @@ MLFK_FN int mlfk_s8_dsp_rq_args_ok(const mlfk_gemm_s8_args* a) {
   return a->mult != NULL && a->zy >= -256 && a->zy <= 256 &&
          ((a->lo == 0 && a->hi == 255) || (a->lo == -128 && a->hi == 127));
 }
-MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t mult, int32_t shift) {
-  (void)mult;
-  return shift <= -2 && shift >= -22;
-}
+MLFK_FN int mlfk_s8_dsp_rq_row_ok(int32_t shift) { return shift <= -2 && shift >= -22; }
 
 /* Outputs o0[(t * opitch + j) * ocs] of sums acc[t * apitch + j], j < n,
  * t < rows, as mlfk_s8_output computes them, where mlfk_s8_dsp_rq_args_ok
@@ -251,7 +248,7 @@ MLFK_FN void mlfk_s8_store_rows(const mlfk_gemm_s8_args* a, int r, int c0, int n
     }                                                                           \
   }
 #if MLFK_S8_DSP
-      if (mlfk_s8_dsp_rq_args_ok(a) && mlfk_s8_dsp_rq_row_ok(mult, shift)) {
+      if (mlfk_s8_dsp_rq_args_ok(a) && mlfk_s8_dsp_rq_row_ok(shift)) {
         mlfk_s8_dsp_requant(a, acc, n, rows, apitch, mult, e, o0, ocs, opitch);
         return;
       }
@@ -618,7 +615,7 @@ MLFK_FN int mlfk_s8_dsp_block(const mlfk_gemm_s8_args* a, const uint8_t* x, int 
       }
       for (i = 0; i < (r1 != r ? 2 : 1); ++i) {
         const int row = r + i;
-        if (fast && mlfk_s8_dsp_rq_row_ok(a->mult[row], a->shift[row])) {
+        if (fast && mlfk_s8_dsp_rq_row_ok(a->shift[row])) {
           mlfk_s8_dsp_requant(a, acc[i], cols, 1, 0, a->mult[row], -a->shift[row],
                               (uint8_t*)a->out + (ptrdiff_t)row * a->ors + (ptrdiff_t)(c0 + c) * a->ocs, a->ocs, 0);
         } else {
