@@ -304,6 +304,15 @@ int main(void) {
     /* A weight of 2^19 floats on few columns (ResNet18's 7x7 layers): cut
      * by panels of rows, 13 panels and 5 rows. */
     check_threads(isa, 109, 49, 4810);
+    /* A weight larger than L2 on few columns runs panels outside, K blocks
+     * inside (mlfk_gemm_f32_panel_major): against the reference, with a
+     * residual and Relu6, 13 panels and 5 rows. */
+    if (!mlfk_gemm_f32_panel_major(109, 49, 2410)) {
+      printf("FAIL gemm 109x49x2410 should run panel-major\n");
+      ++mlfk_test_failures;
+    }
+    check(isa, 109, 49, 2410, 1, 1, 0.0f, 6.0f);
+    check(isa, 109, 49, 2410, 1, 0, -HUGE_VALF, HUGE_VALF);
 #endif
     /* A classifier (ResNet18's is 1 x 1000 x 512), tails of K and of the
      * 4-column groups, no full 16-lane block, Relu6, several rows. */
