@@ -58,6 +58,30 @@ static void check(int isa, int m, int n, int k, int with_bias, int with_res, flo
   free(res);
 }
 
+/* Which tile computes a column never changes a bit: the first 49 and 50
+ * columns of a 64-column product (two 32-column tiles) equal a 49- and a
+ * 50-column product (AVX-512's 48 + 1-2 tile) and a 41-column one. */
+static void check_tile_bits(int isa) {
+  enum { M = 16, K = 300, LD = 64 };
+  static float a[M * K], packed[M * K], b[K * LD], bias[M], wide[M * LD], narrow[M * LD];
+  static const int widths[] = {49, 50, 41};
+  char what[96];
+  int wi, r;
+  mlfk_test_fill(a, M * K, 21u);
+  mlfk_test_fill(b, K * LD, 22u);
+  mlfk_test_fill(bias, M, 23u);
+  mlfk_test_pack(a, M, K, packed);
+  mlfk_gemm_f32_with(isa, M, LD, K, packed, b, LD, bias, NULL, wide, LD, -0.5f, 0.75f);
+  for (wi = 0; wi < 3; ++wi) {
+    const int n = widths[wi];
+    mlfk_gemm_f32_with(isa, M, n, K, packed, b, LD, bias, NULL, narrow, LD, -0.5f, 0.75f);
+    for (r = 0; r < M; ++r) {
+      snprintf(what, sizeof what, "gemm tile bits n=%d row %d [%s]", n, r, mlfk_test_isa_name(isa));
+      mlfk_test_expect_same_bits(what, narrow + r * LD, wide + r * LD, (size_t)n);
+    }
+  }
+}
+
 /* NaN passes through without an activation and becomes lo with one (as the
  * generated Relu and Clip make it). */
 static void check_nan(int isa) {
@@ -288,8 +312,14 @@ int main(void) {
      * columns) or a masked 16-column one (13-15), across the K block. */
     for (ni = 1; ni <= 63; ni += 2) check(isa, 17, (int)ni, 257, 1, (int)(ni % 4 == 1), 0.0f, 6.0f);
     check(isa, 16, 49, 300, 1, 1, -HUGE_VALF, HUGE_VALF);
+    /* Rows of tiles that end with 49 or 50 columns (AVX-512's 48 + 1-2
+     * tile), alone and after a 32-column tile, K across blocks. */
+    check(isa, 16, 50, 300, 1, 0, 0.0f, 6.0f);
+    check(isa, 24, 81, 520, 0, 1, -HUGE_VALF, HUGE_VALF);
+    check(isa, 9, 82, 257, 1, 1, 0.0f, HUGE_VALF);
     check(isa, 16, 44, 600, 0, 0, 0.0f, HUGE_VALF);
     check_nan(isa);
+    check_tile_bits(isa);
     check_threads(isa, 37, 20, 300);  /* rows: 4 panels and 5 rows */
     check_threads(isa, 16, 31, 20);   /* 2 panels, 31 columns: rows */
     check_threads(isa, 9, 1100, 20);  /* columns alone, ragged, 256+ per task */
