@@ -58,13 +58,14 @@ static void check(int isa, int m, int n, int k, int with_bias, int with_res, flo
   free(res);
 }
 
-/* Which tile computes a column never changes a bit: the first 49 and 50
- * columns of a 64-column product (two 32-column tiles) equal a 49- and a
- * 50-column product (AVX-512's 48 + 1-2 tile) and a 41-column one. */
+/* Which tile computes a column never changes a bit: the first n columns of
+ * a 128-column product (AVX-512: 48 + 48 + 32) equal an n-column product
+ * for n ending in each kind of tile (AVX-512: 48 + 1-2 for 49 and 50, a
+ * masked 48 for 41, 48 + 17-32, 48 + 48 + 1-16, 48 + 33-47). */
 static void check_tile_bits(int isa) {
-  enum { M = 16, K = 300, LD = 64 };
+  enum { M = 16, K = 300, LD = 128 };
   static float a[M * K], packed[M * K], b[K * LD], bias[M], wide[M * LD], narrow[M * LD];
-  static const int widths[] = {49, 50, 41};
+  static const int widths[] = {49, 50, 41, 70, 97, 111, 83};
   char what[96];
   int wi, r;
   mlfk_test_fill(a, M * K, 21u);
@@ -72,7 +73,7 @@ static void check_tile_bits(int isa) {
   mlfk_test_fill(bias, M, 23u);
   mlfk_test_pack(a, M, K, packed);
   mlfk_gemm_f32_with(isa, M, LD, K, packed, b, LD, bias, NULL, wide, LD, -0.5f, 0.75f);
-  for (wi = 0; wi < 3; ++wi) {
+  for (wi = 0; wi < (int)(sizeof widths / sizeof widths[0]); ++wi) {
     const int n = widths[wi];
     mlfk_gemm_f32_with(isa, M, n, K, packed, b, LD, bias, NULL, narrow, LD, -0.5f, 0.75f);
     for (r = 0; r < M; ++r) {

@@ -348,22 +348,29 @@ MLFK_FN void mlfk_gemm_f32_cols_avx2(int kc, const float* MLFK_RESTRICT a,
   }
 }
 
-/* AVX-512F, a row of tiles that ends with 49 or 50 columns (a 7x7 image's
- * 49 pixels): 48 columns in three zmm per row and the last one or two
- * vectorised over the panel's 8 rows (a ymm each, as the column-broadcast
- * tile above), in one loop: 24 + e multiply-adds per k where the 32-column
- * tiles take 32 (the second computing 15 zeros), and the column-broadcast
- * tile's dependency chain runs beside the others instead of after them.
- * Each element takes the steps it takes in the other tiles, so the bits are
- * theirs. `extra` is 1 or 2. */
+/* AVX-512F, the main tile: 8 rows x 48 columns, three zmm accumulators per
+ * row (masked when the row of tiles ends with 33-47 columns), and where it
+ * ends with 49 or 50 (a 7x7 image's 49 pixels) the last one or two columns
+ * vectorised over the panel's 8 rows, a ymm each as in the column-broadcast
+ * tile above, in the same loop. Per k three loads of B and eight broadcasts
+ * of A feed 24 multiply-adds (the 32-column tile: two and eight for 16):
+ * measured in cache, ResNet18's 3x3 layers on 56x56, 28x28 and 14x14 images
+ * went from 114-124 to 122-128 GMAC/s and its stem from 108 to 129; a 7x7
+ * image's 49 columns from 92 (two 32-column tiles, the second computing 15
+ * zeros) to 125. Each element takes the steps it takes in the other tiles
+ * (a[r] * b[j] + acc, fused, k ascending, from the same start), so the bits
+ * are theirs. `w` is 1-48 (the zmm columns), `extra` 0-2 (then w is 48). */
 MLFK_TARGET("avx512f,avx2,fma")
-static inline __attribute__((always_inline)) void mlfk_gemm_f32_tile49_body(
+static inline __attribute__((always_inline)) void mlfk_gemm_f32_tile48_body(
     int kc, const float* MLFK_RESTRICT a, const float* MLFK_RESTRICT b, ptrdiff_t ldb,
-    float* MLFK_RESTRICT c, ptrdiff_t ldc, const int extra, int first, int last,
+    float* MLFK_RESTRICT c, ptrdiff_t ldc, int w, const int extra, int first, int last,
     const float* bias, float lo, float hi) {
+  const __mmask16 m0 = (__mmask16)(w >= 16 ? 0xFFFFu : (1u << w) - 1u);
+  const __mmask16 m1 = (__mmask16)(w >= 32 ? 0xFFFFu : w <= 16 ? 0u : (1u << (w - 16)) - 1u);
+  const __mmask16 m2 = (__mmask16)(w >= 48 ? 0xFFFFu : w <= 32 ? 0u : (1u << (w - 32)) - 1u);
   __m512 c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
   __m512 c40, c41, c42, c50, c51, c52, c60, c61, c62, c70, c71, c72;
-  __m256 x0, x1;
+  __m256 x0 = _mm256_setzero_ps(), x1 = _mm256_setzero_ps();
   float tmp[8];
   int k, r;
   if (first) {
@@ -373,25 +380,25 @@ static inline __attribute__((always_inline)) void mlfk_gemm_f32_tile49_body(
   c##r##2 = c##r##0;
     MLFK_ROWS8(MLFK_INIT)
 #undef MLFK_INIT
-    x0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+    if (extra > 0) x0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
     x1 = x0;
   } else {
-#define MLFK_LOAD(r)                                  \
-  c##r##0 = _mm512_loadu_ps(c + (r) * ldc);           \
-  c##r##1 = _mm512_loadu_ps(c + (r) * ldc + 16);      \
-  c##r##2 = _mm512_loadu_ps(c + (r) * ldc + 32);
+#define MLFK_LOAD(r)                                              \
+  c##r##0 = _mm512_maskz_loadu_ps(m0, c + (r) * ldc);             \
+  c##r##1 = _mm512_maskz_loadu_ps(m1, c + (r) * ldc + 16);        \
+  c##r##2 = _mm512_maskz_loadu_ps(m2, c + (r) * ldc + 32);
     MLFK_ROWS8(MLFK_LOAD)
 #undef MLFK_LOAD
 #define MLFK_COLUMN(j)                                                                       \
   _mm256_setr_ps(c[j], c[ldc + j], c[2 * ldc + j], c[3 * ldc + j], c[4 * ldc + j],           \
                  c[5 * ldc + j], c[6 * ldc + j], c[7 * ldc + j])
-    x0 = MLFK_COLUMN(48);
-    x1 = extra > 1 ? MLFK_COLUMN(49) : x0;
+    if (extra > 0) x0 = MLFK_COLUMN(48);
+    if (extra > 1) x1 = MLFK_COLUMN(49);
 #undef MLFK_COLUMN
   }
   for (k = 0; k < kc; ++k) {
-    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16), b2 = _mm512_loadu_ps(b + 32);
-    const __m256 av = _mm256_loadu_ps(a);
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, b), b1 = _mm512_maskz_loadu_ps(m1, b + 16),
+                 b2 = _mm512_maskz_loadu_ps(m2, b + 32);
 #define MLFK_FMA(r)                                   \
   {                                                   \
     const __m512 ar = _mm512_set1_ps(a[r]);           \
@@ -401,8 +408,11 @@ static inline __attribute__((always_inline)) void mlfk_gemm_f32_tile49_body(
   }
     MLFK_ROWS8(MLFK_FMA)
 #undef MLFK_FMA
-    x0 = _mm256_fmadd_ps(av, _mm256_set1_ps(b[48]), x0);
-    if (extra > 1) x1 = _mm256_fmadd_ps(av, _mm256_set1_ps(b[49]), x1);
+    if (extra > 0) {
+      const __m256 av = _mm256_loadu_ps(a);
+      x0 = _mm256_fmadd_ps(av, _mm256_set1_ps(b[48]), x0);
+      if (extra > 1) x1 = _mm256_fmadd_ps(av, _mm256_set1_ps(b[49]), x1);
+    }
     a += 8;
     b += ldb;
   }
@@ -418,30 +428,40 @@ static inline __attribute__((always_inline)) void mlfk_gemm_f32_tile49_body(
     x0 = _mm256_min_ps(_mm256_max_ps(x0, ylo), yhi);
     x1 = _mm256_min_ps(_mm256_max_ps(x1, ylo), yhi);
   }
-#define MLFK_STORE(r)                                 \
-  _mm512_storeu_ps(c + (r) * ldc, c##r##0);           \
-  _mm512_storeu_ps(c + (r) * ldc + 16, c##r##1);      \
-  _mm512_storeu_ps(c + (r) * ldc + 32, c##r##2);
+#define MLFK_STORE(r)                                             \
+  _mm512_mask_storeu_ps(c + (r) * ldc, m0, c##r##0);              \
+  _mm512_mask_storeu_ps(c + (r) * ldc + 16, m1, c##r##1);         \
+  _mm512_mask_storeu_ps(c + (r) * ldc + 32, m2, c##r##2);
   MLFK_ROWS8(MLFK_STORE)
 #undef MLFK_STORE
-  _mm256_storeu_ps(tmp, x0);
-  for (r = 0; r < 8; ++r) c[r * ldc + 48] = tmp[r];
+  if (extra > 0) {
+    _mm256_storeu_ps(tmp, x0);
+    for (r = 0; r < 8; ++r) c[r * ldc + 48] = tmp[r];
+  }
   if (extra > 1) {
     _mm256_storeu_ps(tmp, x1);
     for (r = 0; r < 8; ++r) c[r * ldc + 49] = tmp[r];
   }
 }
 
+/* The 48-column tile for the w columns left of a row of tiles, w in 33-50
+ * (49-50 with the row-vector columns). */
 MLFK_TARGET("avx512f,avx2,fma")
-MLFK_FN void mlfk_gemm_f32_tile49_avx512(int kc, const float* MLFK_RESTRICT a,
+MLFK_FN void mlfk_gemm_f32_tile48_avx512(int kc, const float* MLFK_RESTRICT a,
                                          const float* MLFK_RESTRICT b, ptrdiff_t ldb,
                                          float* MLFK_RESTRICT c, ptrdiff_t ldc, int w, int first,
                                          int last, const float* bias, float lo, float hi) {
-  /* A constant count per call, so the accumulators stay in registers. */
-  if (w == 49) {
-    mlfk_gemm_f32_tile49_body(kc, a, b, ldb, c, ldc, 1, first, last, bias, lo, hi);
+  /* Constant counts per call: the extra columns' accumulators stay in
+   * registers, the loop has no test for them, and a full tile's loads and
+   * stores are unmasked (masked, the full tiles ran 5% slower). */
+  if (w == 48) {
+    mlfk_gemm_f32_tile48_body(kc, a, b, ldb, c, ldc, 48, 0, first, last, bias, lo, hi);
+  } else if (w == 49) {
+    mlfk_gemm_f32_tile48_body(kc, a, b, ldb, c, ldc, 48, 1, first, last, bias, lo, hi);
+  } else if (w == 50) {
+    mlfk_gemm_f32_tile48_body(kc, a, b, ldb, c, ldc, 48, 2, first, last, bias, lo, hi);
   } else {
-    mlfk_gemm_f32_tile49_body(kc, a, b, ldb, c, ldc, 2, first, last, bias, lo, hi);
+    mlfk_gemm_f32_tile48_body(kc, a, b, ldb, c, ldc, w, 0, first, last, bias, lo, hi);
   }
 }
 
@@ -451,7 +471,7 @@ MLFK_FN void mlfk_gemm_f32_tile49_avx512(int kc, const float* MLFK_RESTRICT a,
  * tile takes 66-82 us for any w <= 32: 1 column 19 us, 4 24, 8 52, 9-16
  * (the 16-column tile) 54; a 16-column tile plus a column tile for 17-31
  * columns measured 89-129 us, so those keep the 32-column tile (a 7x7
- * image's 49 columns go to mlfk_gemm_f32_tile49_avx512 instead); a 14x14
+ * image's 49 columns go to mlfk_gemm_f32_tile48_avx512 instead); a 14x14
  * image's 196 = 6 x 32 + 4 (98 = 3 x 32 + 2 per task with two threads)
  * gains. */
 MLFK_TARGET("avx512f,avx2,fma")
@@ -488,7 +508,7 @@ MLFK_FN void mlfk_gemm_f32_residual(int rows, int nr, float* MLFK_RESTRICT c, pt
 
 /* Columns per tile of each variant. */
 MLFK_FN int mlfk_gemm_f32_nr(int isa) {
-  return isa == MLFK_ISA_AVX512 ? 32 : 8;
+  return isa == MLFK_ISA_AVX512 ? 48 : 8;
 }
 
 /* The M % 8 rows after the panels: row-major A, one output row at a time. */
@@ -537,19 +557,20 @@ MLFK_FN void mlfk_gemm_f32_panel_block(int isa, int p, int k0, int kc, int n0, i
     const float* rj = res ? res + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j : NULL;
 #if MLFK_X86
     if (isa == MLFK_ISA_AVX512) {
-      if (n0 + nc - j == 49 || n0 + nc - j == 50) {
-        /* The row's last 49-50 columns in one tile (a 7x7 image). */
-        const int rest = n0 + nc - j;
-        mlfk_gemm_f32_tile49_avx512(kc, ap, bj, ldb, cj, ldc, rest, first, last, bp, lo, hi);
-        if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, rest, cj, ldc, rj, clamp, lo, hi);
-        break;
-      }
-      if (w > 16) {
-        mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+      /* 48-column tiles, then the rest: 49-50 columns (a 7x7 image) and
+       * 33-47 in a 48-column tile too, 17-32 in a 32-column one, fewer in
+       * the edge tiles. */
+      const int rest = n0 + nc - j;
+      const int width = rest == 49 || rest == 50 ? rest : w;
+      if (width > 32) {
+        mlfk_gemm_f32_tile48_avx512(kc, ap, bj, ldb, cj, ldc, width, first, last, bp, lo, hi);
+      } else if (width > 16) {
+        mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, width, first, last, bp, lo, hi);
       } else {
-        mlfk_gemm_f32_edge_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+        mlfk_gemm_f32_edge_avx512(kc, ap, bj, ldb, cj, ldc, width, first, last, bp, lo, hi);
       }
-      if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
+      if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, width, cj, ldc, rj, clamp, lo, hi);
+      if (width > w) break;
       continue;
     }
     if (isa == MLFK_ISA_AVX2) {
