@@ -57,6 +57,8 @@ typedef struct {
  * writes for scale ratios below 1/2 (the rows the AVX-512 VNNI tile
  * requantises in its registers); 1: row 0 left-shifting (the others' path). */
 static int left_shift_row = 1;
+/* Whether check_conv's threads must split the work (at least 2 tasks). */
+static int expect_split = 0;
 
 static void make_problem(problem* p, int m, int k, int is_signed, int int32_out, unsigned seed) {
   int i;
@@ -227,6 +229,10 @@ static void check_conv(int isa, int batch, int cin, int h, int wd, int m, int kh
     if (threads > 1) {
       mlfk_exec ex = mlfk_test_exec(isa, threads, &tasks);
       mlfk_conv_s8_exec(&ex, &g, &a, x, is_signed, zx_u, batch, scratch);
+      if (expect_split && tasks < 2) {
+        printf("FAIL conv_s8 %dx%d m=%d threads=%d: %d task, want a split\n", h, wd, m, threads, tasks);
+        ++mlfk_test_failures;
+      }
     } else {
       mlfk_conv_s8_with(isa, &g, &a, x, is_signed, zx_u, batch, scratch);
     }
@@ -388,6 +394,16 @@ int main(void) {
     check_conv(isa, 1, 16, 17, 17, 33, 1, 1, 1, 0, 1, 0, 0, 2);
 #endif
     check_conv(isa, 1, 3, 10, 10, 7, 3, 3, 1, 1, 1, 1, 0, 4);
+    /* Threads cut small images by output channels, in groups of 8 rows
+     * (7x7: parts of a plane under 256 pixels; 21 rows: 8 + 8 + 5), and
+     * larger ones by pixels in blocks of 64 (24x24: 9 blocks, 5 + 4). */
+    expect_split = 1;
+    check_conv(isa, 1, 16, 7, 7, 40, 1, 1, 1, 0, 1, 0, 0, 2);
+    check_conv(isa, 1, 16, 7, 7, 40, 1, 1, 1, 0, 1, 1, 0, 3);
+    check_conv(isa, 1, 8, 14, 14, 21, 3, 3, 2, 1, 1, 0, 1, 2);
+    check_conv(isa, 1, 3, 24, 24, 5, 3, 3, 1, 1, 1, 1, 0, 2);
+    check_conv(isa, 2, 4, 24, 24, 9, 1, 1, 1, 0, 1, 0, 0, 3);
+    expect_split = 0;
     check_conv(isa, 1, 2, 11, 10, 3, 3, 3, 3, 1, 1, 0, 0, 1); /* stride 3 */
     /* Pointwise (1x1, stride 1, unpadded: the interleaving im2col) over two
      * chunks, split, channels past the last whole quad. */
