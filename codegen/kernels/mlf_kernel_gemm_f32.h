@@ -609,18 +609,18 @@ MLFK_FN int mlfk_gemm_f32_panel_major(int m, int nc, int k) {
          (size_t)k * nc <= (size_t)MLFK_GEMM_L2_FLOATS;
 }
 
-/* In the usual order, an A larger than L2 comes from memory in one 8 KiB
- * piece per panel and K block, each a stream of its own for the hardware
- * prefetcher, which learns it too late: on x86 the next panel's piece is
- * fetched into L2 (locality 2) while this one is multiplied. Panel-major,
- * the next piece of the same stream is fetched into L1 (locality 3): left
- * to the hardware, the stream ran at 6 GB/s and pushed B out of L2; with
- * it, ResNet18's 7x7 layers (M 512, N 49, K 4608 / 2304, weight streamed)
- * went from 1.48 / 0.68-0.71 ms to 1.15-1.16 / 0.56-0.57. Measured with the weight
- * streamed from memory, ResNet18's 3x3 layers on 14x14 images (M 256,
- * N 196, K 2304) went from 1.34-1.35 to 1.20-1.26 ms, SqueezeNet's conv10
- * (1000, 169, 512) from 0.90-0.92 to 0.81-0.84; an A that stays in L2 ran 5%
- * slower with it, so it is fetched only when it does not. */
+/* Prefetches of an A larger than L2 (on x86; measured with the weight
+ * streamed from memory). In the usual order A comes in one 8 KiB piece per
+ * panel and K block, each a stream of its own that the hardware prefetcher
+ * learns too late: the next panel's piece is fetched into L2 (locality 2)
+ * while this one is multiplied. ResNet18's 3x3 layers on 14x14 images (M
+ * 256, N 196, K 2304) went from 1.34-1.35 to 1.20-1.26 ms, SqueezeNet's
+ * conv10 (1000, 169, 512) from 0.90-0.92 to 0.81-0.84; an A that stays in
+ * L2 ran 5% slower with it, so it is fetched only when it does not.
+ * Panel-major, the next K block of the same stream is fetched into L1
+ * (locality 3): left to the hardware, the stream ran at 6 GB/s and pushed B
+ * out of L2; ResNet18's 7x7 layers (M 512, N 49, K 4608 / 2304) went from
+ * 1.48 / 0.68-0.71 ms to 1.15-1.16 / 0.56-0.57. */
 #if MLFK_X86
 /* A statement, not a function: GCC takes a function that only prefetches
  * for one without effects and deletes its calls. */
@@ -631,7 +631,9 @@ MLFK_FN int mlfk_gemm_f32_panel_major(int m, int nc, int k) {
     const int bytes_ =                                                                       \
         ((k) - (k0) < MLFK_GEMM_KC ? (k) - (k0) : MLFK_GEMM_KC) * MLFK_GEMM_MR * 4;           \
     int offset_;                                                                             \
-    for (offset_ = 0; offset_ < bytes_; offset_ += 64) __builtin_prefetch(piece_ + offset_, 0, locality); \
+    for (offset_ = 0; offset_ < bytes_; offset_ += 64) {                                     \
+      __builtin_prefetch(piece_ + offset_, 0, locality);                                     \
+    }                                                                                        \
   } while (0)
 #else
 #define MLFK_GEMM_PREFETCH_BLOCK(a, p, k0, k, locality) ((void)0)
