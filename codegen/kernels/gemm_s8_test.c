@@ -395,8 +395,9 @@ int main(void) {
 #endif
     check_conv(isa, 1, 3, 10, 10, 7, 3, 3, 1, 1, 1, 1, 0, 4);
     /* Threads cut small images by output channels, in groups of 8 rows
-     * (7x7: parts of a plane under 256 pixels; 21 rows: 8 + 8 + 5), and
-     * larger ones by pixels in blocks of 64 (24x24: 9 blocks, 5 + 4). */
+     * (7x7: parts of a plane under 256 pixels; 21 rows: 8 + 8 + 5; 24x24
+     * over 3 threads, 192 pixels a task: 9 rows, 8 + 1), and larger ones by
+     * pixels in blocks of 64 (24x24 over 2 threads: 9 blocks, 5 + 4). */
     expect_split = 1;
     check_conv(isa, 1, 16, 7, 7, 40, 1, 1, 1, 0, 1, 0, 0, 2);
     check_conv(isa, 1, 16, 7, 7, 40, 1, 1, 1, 0, 1, 1, 0, 3);
