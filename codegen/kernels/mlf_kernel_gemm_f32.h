@@ -551,40 +551,39 @@ MLFK_FN void mlfk_gemm_f32_panel_block(int isa, int p, int k0, int kc, int n0, i
   const float* bp = bias ? bias + p * MLFK_GEMM_MR : NULL;
   int j;
   for (j = n0; j < n0 + nc; j += nr) {
-    const int w = n0 + nc - j < nr ? n0 + nc - j : nr;
+    const int rest = n0 + nc - j;
+    int w = rest < nr ? rest : nr;
     const float* bj = b + k0 * ldb + j;
     float* cj = c + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j;
-    const float* rj = res ? res + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j : NULL;
 #if MLFK_X86
     if (isa == MLFK_ISA_AVX512) {
       /* 48-column tiles, then the rest: 49-50 columns (a 7x7 image) and
        * 33-47 in a 48-column tile too, 17-32 in a 32-column one, fewer in
        * the edge tiles. */
-      const int rest = n0 + nc - j;
-      const int width = rest == 49 || rest == 50 ? rest : w;
-      if (width > 32) {
-        mlfk_gemm_f32_tile48_avx512(kc, ap, bj, ldb, cj, ldc, width, first, last, bp, lo, hi);
-      } else if (width > 16) {
-        mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, width, first, last, bp, lo, hi);
+      if (rest == 49 || rest == 50) w = rest;
+      if (w > 32) {
+        mlfk_gemm_f32_tile48_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+      } else if (w > 16) {
+        mlfk_gemm_f32_tile_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
       } else {
-        mlfk_gemm_f32_edge_avx512(kc, ap, bj, ldb, cj, ldc, width, first, last, bp, lo, hi);
+        mlfk_gemm_f32_edge_avx512(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
       }
-      if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, width, cj, ldc, rj, clamp, lo, hi);
-      if (width > w) break;
-      continue;
-    }
-    if (isa == MLFK_ISA_AVX2) {
+    } else if (isa == MLFK_ISA_AVX2) {
       mlfk_gemm_f32_tile_avx2(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
-      if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
-      continue;
-    }
+    } else
 #endif
+    {
 #if MLFK_F32_MVE
-    mlfk_gemm_f32_tile_mve(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+      mlfk_gemm_f32_tile_mve(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
 #else
-    mlfk_gemm_f32_tile_portable(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
+      mlfk_gemm_f32_tile_portable(kc, ap, bj, ldb, cj, ldc, w, first, last, bp, lo, hi);
 #endif
-    if (rj && final_block) mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, rj, clamp, lo, hi);
+    }
+    if (res && final_block) {
+      mlfk_gemm_f32_residual(MLFK_GEMM_MR, w, cj, ldc, res + (ptrdiff_t)p * MLFK_GEMM_MR * ldc + j,
+                             clamp, lo, hi);
+    }
+    if (w > nr) break; /* the 49-50 column tile took the rest */
   }
 }
 
