@@ -122,7 +122,7 @@ Result<std::vector<quant::FixedMultiplier>> FixedMultipliers(const ir::Node& nod
   }
   std::vector<quant::FixedMultiplier> out;
   for (uint64_t c = 0; c < ws.data->element_count(); ++c) {
-    out.push_back(quant::QuantizeMultiplier(quant::Multiplier(
+    out.push_back(quant::QuantizeMultiplier(quant::RequantScale(
         xs.data->data<float>()[0], ws.data->data<float>()[c], ys.data->data<float>()[0])));
   }
   return out;

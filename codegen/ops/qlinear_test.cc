@@ -294,6 +294,31 @@ TEST(QLinearConv, FixedPointRuleAndClamp) {
   EXPECT_EQ(run(false, true), (std::vector<double>{0}));
 }
 
+// The fixed-point multiplier is the float32 requantization scale, (w_scale
+// * x_scale) * (1 / y_scale): with the scales of torchvision's int8
+// MobileNetV2's second depthwise layer, an accumulator of 7642 = 60 * 127 +
+// 22 * 1 is 91.4999971 steps exactly, but 91.5000014 with that float32
+// scale (0.011973306), which PyTorch's kernels use: 92, as PyTorch's output.
+TEST(QLinearConv, FixedPointMultiplierIsTheFloat32Scale) {
+  auto run = [](bool fixed) {
+    OpTest t("QLinearConv");
+    t.Input("x", DType::kUInt8, {1, 2, 1, 1});
+    t.Constant("x_scale", F32({}, {0.019575479f}));
+    t.Constant("x_zero_point", U8({}, {0}));
+    t.Constant("w", MakeTensor(DType::kInt8, {1, 2, 1, 1}, {127, 1}));
+    t.Constant("w_scale", F32({}, {0.012432769f}));
+    t.Constant("w_zero_point", MakeTensor(DType::kInt8, {}, {0}));
+    t.Constant("y_scale", F32({}, {0.020326668f}));
+    t.Constant("y_zero_point", U8({}, {0}));
+    if (fixed) t.Attr("mlf.fixed_point", int64_t{1});
+    Shape shape;
+    DType dtype;
+    return EvaluateOne(t, {U8({1, 2, 1, 1}, {60, 22})}, &shape, &dtype);
+  };
+  EXPECT_EQ(run(true), (std::vector<double>{92}));
+  EXPECT_EQ(run(false), (std::vector<double>{91}));  // the double rule: the exact ratio
+}
+
 TEST(QLinearConv, FixedPointNeedsConstantScales) {
   OpTest t("QLinearConv");
   t.Input("x", DType::kUInt8, {1, 1, 2, 2});
