@@ -4,7 +4,7 @@
 // --sample-input ... --run --json` as a user runs it, their printed outputs
 // against PyTorch's own int8 result with tests/int8_agreement.h's criterion;
 // MobileNetV2 at 224x224 with its constants in the board's PSRAM, against the
-// host (see its test for why not against PyTorch).
+// host and against PyTorch.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -79,18 +79,17 @@ INSTANTIATE_TEST_SUITE_P(
 // parameters) with a 602 KB float input does not fit the built-in
 // mps2-an386's 4 MiB of flash with its code; the board has 16 MiB of PSRAM at
 // 0x21000000 (QEMU models it), which a board file gives the constants. The
-// firmware must then print the host's output bit for bit. Against PyTorch's
-// own int8 result it does not meet issue 14's criterion (nor does the host):
-// torch.onnx.export truncates the biases PyTorch rounds, and the network
-// amplifies one-step differences so that PyTorch's own result moves by more
-// than the criterion allows when one input value moves by one step (see
-// tests/int8_fixtures/export_quantized_mobilenet_v2.py). Both comparisons
-// are printed, not asserted.
+// firmware must then print the host's output bit for bit and meet issue 14's
+// criterion against PyTorch's own int8 result. The fixture is the
+// conditioned network (tests/int8_fixtures/export_quantized_mobilenet_v2.py;
+// tests/int8_pytorch_models_test.cc measures the network as it comes) and
+// its third image, the first whose PyTorch top-2 margin exceeds 2 steps, so
+// that the argmax is checked too; the host runs all four.
 TEST(Int8FirmwareMobileNetV2Test, RunsWithItsConstantsInPsramLikeTheHost) {
-  const std::string prefix = "tests/int8_fixtures/quantized_mobilenet_v2";
+  const std::string prefix = "tests/int8_fixtures/quantized_mobilenet_v2_conditioned";
   const std::string dir = FreshDir("int8_firmware_mobilenet_v2");
   const std::string archive = dir + "/model.tar";
-  const std::string input = "input=" + Runfile(prefix + "_input.npy");
+  const std::string input = "input=" + Runfile(prefix + "_input2.npy");
   std::vector<std::string> argv = {MlfBinary(), "export", Runfile(prefix + ".onnx"), "-o", archive};
   CommandResult r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << Describe(argv, r);
@@ -138,20 +137,16 @@ TEST(Int8FirmwareMobileNetV2Test, RunsWithItsConstantsInPsramLikeTheHost) {
   const nlohmann::json& count = run.at("instructions").at(0);
   EXPECT_GT(count.at("instructions").get<uint64_t>(), count.at("macs").get<uint64_t>());
 
-  const std::vector<float> want = Float32Npy(Runfile(prefix + "_expected.npy"));
+  const std::vector<float> want = Float32Npy(Runfile(prefix + "_expected2.npy"));
   const double step = std::strtod(ReadFile(Runfile(prefix + "_step.txt")).c_str(), nullptr);
   std::string error;
   const testing::Int8Agreement a = testing::CompareInt8(got, {want.begin(), want.end()}, step, 1000, &error);
   ASSERT_EQ(error, "");
-  std::printf("mps2-an386 + PSRAM | mobilenet_v2_qnnpack | %llu instructions, %.2f per MAC | against PyTorch "
-              "(not asserted): %s\n",
+  EXPECT_TRUE(a.Passes()) << a.Summary();
+  EXPECT_EQ(a.decisive_rows, 1u) << "the image's PyTorch margin must exceed 2 steps";
+  std::printf("mps2-an386 + PSRAM | mobilenet_v2_qnnpack_conditioned | %llu instructions, %.2f per MAC | %s\n",
               static_cast<unsigned long long>(count.at("instructions").get<uint64_t>()),
               count.at("instructions_per_mac").get<double>(), a.Summary().c_str());
-  const std::vector<float> nudged = Float32Npy(Runfile(prefix + "_nudged.npy"));
-  const testing::Int8Agreement self = testing::CompareInt8({nudged.begin(), nudged.end()}, {want.begin(), want.end()}, step, 1000, &error);
-  ASSERT_EQ(error, "");
-  std::printf("PyTorch against itself, one of the 150,528 input values one step higher: %s\n",
-              self.Summary().c_str());
 }
 
 }  // namespace
