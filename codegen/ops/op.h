@@ -115,6 +115,7 @@ void RegisterResizeOps(std::vector<OpDef>* table);
 void RegisterQuantizeOps(std::vector<OpDef>* table);
 void RegisterQLinearOps(std::vector<OpDef>* table);
 void RegisterQLinearAddOps(std::vector<OpDef>* table);
+void RegisterQLinearPoolOps(std::vector<OpDef>* table);
 void RegisterMathOps(std::vector<OpDef>* table);
 void RegisterCompareOps(std::vector<OpDef>* table);
 void RegisterArithOps(std::vector<OpDef>* table);

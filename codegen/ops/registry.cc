@@ -26,6 +26,7 @@ const std::vector<OpDef>& Table() {
     RegisterQuantizeOps(t);
     RegisterQLinearOps(t);
     RegisterQLinearAddOps(t);
+    RegisterQLinearPoolOps(t);
     RegisterMathOps(t);
     RegisterCompareOps(t);
     RegisterArithOps(t);

@@ -188,6 +188,24 @@ inline int32_t FixedMultiply(int32_t acc, FixedMultiplier f) {
   return static_cast<int32_t>(std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, p)));
 }
 
+// FixedMultiply with ties to even: the product acc * multiplier, shifted
+// right by t = 31 - shift bits, rounds to the nearest integer and, exactly
+// half-way, to the even one (ONNX QuantizeLinear's rule). Average pooling
+// uses it: its multiplier x_scale / (y_scale * count) is often a power of
+// two (the same scale in and out, a 2x2 window), so exact ties are common
+// there, where an accumulator of products of arbitrary scales almost never
+// lands on one. Saturated to int32.
+inline int32_t FixedMultiplyHalfEven(int32_t acc, FixedMultiplier f) {
+  const int t = f.shift > 31 ? 0 : (f.shift < -31 ? 62 : 31 - f.shift);
+  int64_t p = int64_t{acc} * f.multiplier;
+  if (t > 0) {
+    const int64_t q = p >> t;  // arithmetic shift: a floor
+    const int64_t rem = p - q * (int64_t{1} << t), half = int64_t{1} << (t - 1);
+    p = q + ((rem > half || (rem == half && (q & 1) != 0)) ? 1 : 0);
+  }
+  return static_cast<int32_t>(std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, p)));
+}
+
 // Fixed-point requantization of one accumulator.
 inline int64_t RequantizeFixed(int32_t acc, FixedMultiplier f, int64_t zero_point, QRange range) {
   const int64_t q = static_cast<int64_t>(FixedMultiply(acc, f)) + zero_point;

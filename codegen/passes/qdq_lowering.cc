@@ -360,6 +360,91 @@ Result<bool> LowerAdd(Graph& g, size_t at) {
   return true;
 }
 
+// AveragePool's window when the lowering can take it: 2-D, no padding
+// (explicit or automatic), ceil_mode 0, dilations 1; GlobalAveragePool's is
+// the whole plane. Writes kernel_shape and strides.
+bool PoolWindow(const Node& n, const Shape& xs, std::vector<int64_t>* kernel, std::vector<int64_t>* strides) {
+  if (xs.size() != 4 || xs[2] < 1 || xs[3] < 1) return false;
+  if (n.op == "GlobalAveragePool") {
+    *kernel = {xs[2], xs[3]};
+    *strides = {1, 1};
+    return true;
+  }
+  Result<std::string> auto_pad = n.String("auto_pad", "NOTSET");
+  Result<std::vector<int64_t>> k = n.Ints("kernel_shape", {});
+  Result<std::vector<int64_t>> s = n.Ints("strides", {1, 1});
+  Result<std::vector<int64_t>> pads = n.Ints("pads", {0, 0, 0, 0});
+  Result<std::vector<int64_t>> dilations = n.Ints("dilations", {1, 1});
+  Result<int64_t> ceil_mode = n.Int("ceil_mode", 0);
+  if (!auto_pad.ok() || !k.ok() || !s.ok() || !pads.ok() || !dilations.ok() || !ceil_mode.ok()) return false;
+  if ((*auto_pad != "NOTSET" && *auto_pad != "VALID") || *ceil_mode != 0 || k->size() != 2 || s->size() != 2 ||
+      *dilations != std::vector<int64_t>{1, 1}) {
+    return false;
+  }
+  for (int64_t p : *pads) {
+    if (p != 0) return false;
+  }
+  if ((*k)[0] < 1 || (*k)[1] < 1 || (*k)[0] > xs[2] || (*k)[1] > xs[3] || (*s)[0] < 1 || (*s)[1] < 1) return false;
+  *kernel = *k;
+  *strides = *s;
+  return true;
+}
+
+// `value`, or the input of the Pad that makes it when that Pad adds nothing
+// (constant mode, every pad 0): PyTorch's exporter writes one before each
+// AvgPool2d.
+int PastEmptyPad(const Graph& g, int value) {
+  const int producer = g.Producer(value);
+  if (producer < 0) return value;
+  const Node& pad = g.nodes[static_cast<size_t>(producer)];
+  if (pad.op != "Pad" || !pad.HasInput(0)) return value;
+  Result<std::string> mode = pad.String("mode", "constant");
+  if (!mode.ok() || *mode != "constant") return value;
+  const HostTensor* pads = ConstOf(g, pad, 1);
+  Result<std::vector<int64_t>> attr = pad.Ints("pads", {});
+  if (pads == nullptr && (pad.HasInput(1) || !attr.ok())) return value;
+  const uint64_t count = pads != nullptr ? pads->element_count() : attr->size();
+  for (uint64_t i = 0; i < count; ++i) {
+    if ((pads != nullptr ? pads->GetInt(i) : (*attr)[i]) != 0) return value;
+  }
+  return pad.inputs[0];
+}
+
+// DQ(x) [-> Pad adding nothing] -> AveragePool | GlobalAveragePool [-> Relu
+// | Clip] -> Q, x's parameters per tensor: one QLinearAveragePool (the pool
+// on integers).
+Result<bool> LowerAveragePool(Graph& g, size_t at) {
+  const Node& n = g.nodes[at];
+  if (n.outputs.size() != 1 || n.inputs.size() != 1) return false;
+  std::optional<QParams> x = ActivationOf(g, PastEmptyPad(g, n.inputs[0]));
+  std::vector<int64_t> kernel, strides;
+  if (!x || !PoolWindow(n, g.value(x->data).shape, &kernel, &strides) || kernel[0] * kernel[1] > (1 << 23)) {
+    return false;
+  }
+  std::optional<Tail> tail = TailOf(g, n.outputs[0]);
+  if (!tail) return false;
+  Node q;
+  q.name = n.name;
+  q.op = "QLinearAveragePool";
+  q.inputs = {x->data, x->scale, ZeroPointValue(g, *x, n.name + ".x"), tail->q.scale,
+              ZeroPointValue(g, tail->q, n.name + ".y")};
+  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
+  q.attrs["kernel_shape"] = kernel;
+  q.attrs["strides"] = strides;
+  q.attrs[quant::kFixedPointAttr] = int64_t{1};
+  const quant::QRange full = quant::RangeOf(tail->q.dtype);
+  if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
+    q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
+  }
+  std::vector<std::string> fused = {n.op};
+  if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
+  fused.push_back("QuantizeLinear");
+  q.attrs["mlf.fused_ops"] = fused;
+  MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
+  Replace(g, at, {std::move(q)}, *tail);
+  return true;
+}
+
 bool IsGridOp(const std::string& op) {
   return op == "MaxPool" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" ||
          op == "Unsqueeze";
@@ -418,6 +503,9 @@ Result<QdqLoweringReport> LowerQdq(Graph& g) {
       } else if (op == "Add") {
         MLF_ASSIGN_OR_RETURN(changed, LowerAdd(g, i));
         report.adds += changed ? 1 : 0;
+      } else if (op == "AveragePool" || op == "GlobalAveragePool") {
+        MLF_ASSIGN_OR_RETURN(changed, LowerAveragePool(g, i));
+        report.pools += changed ? 1 : 0;
       } else if (IsGridOp(op)) {
         MLF_ASSIGN_OR_RETURN(changed, CancelAround(g, i));
         report.cancelled += changed ? 1 : 0;

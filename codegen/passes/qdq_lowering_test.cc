@@ -282,6 +282,82 @@ TEST(QdqLowering, AddThatBroadcastsOrHasFarApartScalesStaysFloat) {
   EXPECT_EQ(r->adds, 0);
 }
 
+// The classifier heads of int8 CNNs: DQ -> GlobalAveragePool -> Q
+// (MobileNetV2), DQ -> AveragePool 5x4 -> Relu -> Q, and DQ -> an empty
+// Pad -> AveragePool -> Q (the DS-CNN as PyTorch exports it), each one
+// QLinearAveragePool within one step of the float graph.
+TEST(QdqLowering, AveragePoolsBecomeOneQLinearAveragePool) {
+  struct Case {
+    std::string op;
+    std::map<std::string, ir::AttrValue> attrs;
+    bool relu, empty_pad;  // empty_pad: a Pad of zeros first, as PyTorch exports AvgPool2d
+    Shape out;
+  };
+  const Case cases[] = {
+      {"GlobalAveragePool", {}, false, false, {1, 6, 1, 1}},
+      {"AveragePool",
+       {{"kernel_shape", std::vector<int64_t>{5, 4}}, {"strides", std::vector<int64_t>{5, 4}}},
+       true,
+       false,
+       {1, 6, 2, 2}},
+      {"AveragePool", {{"kernel_shape", std::vector<int64_t>{10, 8}}}, false, true, {1, 6, 1, 1}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op + (c.empty_pad ? " after an empty Pad" : ""));
+    Builder b;
+    const int x = b.Input("x", DType::kUInt8, {1, 6, 10, 8});
+    int pool_in = b.Dq(x, 0.0237, 117);
+    if (c.empty_pad) pool_in = b.Node("Pad", {pool_in, b.Const("pads", Tensor(DType::kInt64, {8}, {0, 0, 0, 0, 0, 0, 0, 0}))});
+    int y = b.Node(c.op, {pool_in}, c.attrs);
+    if (c.relu) y = b.Node("Relu", {y});
+    b.g.outputs = {b.Dq(b.Q(y, 0.0113, -5, DType::kInt8), 0.0113, -5)};
+    const ir::Graph original = b.g;
+    auto r = LowerQdq(b.g);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->pools, 1);
+    EliminateDeadCode(b.g);
+    EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"QLinearAveragePool", "DequantizeLinear"}));
+    EXPECT_EQ(b.g.value(b.g.nodes[0].outputs[0]).shape, c.out);
+    EXPECT_EQ(b.g.nodes[0].HasAttr(ops::quant::kClampAttr), c.relu);
+    EXPECT_TRUE(b.g.Validate().ok());
+    const HostTensor in = Tensor(DType::kUInt8, {1, 6, 10, 8}, Ints(480, 0, 255, 6));
+    const HostTensor want = RunGraph(original, {in}), got = RunGraph(b.g, {in});
+    ASSERT_EQ(got.element_count(), want.element_count());
+    for (uint64_t i = 0; i < got.element_count(); ++i) {
+      EXPECT_LE(std::fabs(got.GetDouble(i) - want.GetDouble(i)) / 0.0113, 1.0 + 1e-4) << "element " << i;
+    }
+  }
+}
+
+// Padding (the pool's or a Pad's), ceil_mode and dilations change how
+// many values a window averages: those pools stay float.
+TEST(QdqLowering, PaddedAveragePoolStaysFloat) {
+  const std::map<std::string, ir::AttrValue> variants[] = {
+      {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}},
+      {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"auto_pad", std::string("SAME_UPPER")}},
+      {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"strides", std::vector<int64_t>{2, 2}},
+       {"ceil_mode", int64_t{1}}},
+  };
+  for (const auto& attrs : variants) {
+    Builder b;
+    const int x = b.Input("x", DType::kUInt8, {1, 2, 6, 6});
+    const int y = b.Node("AveragePool", {b.Dq(x, 0.1, 0)}, attrs);
+    b.g.outputs = {b.Q(y, 0.1, 0, DType::kUInt8)};
+    auto r = LowerQdq(b.g);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->pools, 0);
+  }
+  // A Pad that pads (zeros count in the average): stays float too.
+  Builder b;
+  const int x = b.Input("x", DType::kUInt8, {1, 2, 6, 6});
+  const int padded = b.Node("Pad", {b.Dq(x, 0.1, 0), b.Const("pads", Tensor(DType::kInt64, {8}, {0, 0, 1, 1, 0, 0, 1, 1}))});
+  const int y = b.Node("AveragePool", {padded}, {{"kernel_shape", std::vector<int64_t>{3, 3}}});
+  b.g.outputs = {b.Q(y, 0.1, 0, DType::kUInt8)};
+  auto r = LowerQdq(b.g);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->pools, 0);
+}
+
 TEST(QdqLowering, QuantizePairAroundMaxPoolCancels) {
   Builder b;
   const int x = b.Input("x", DType::kInt8, {1, 2, 4, 4});
