@@ -27,6 +27,8 @@ const std::vector<OpDef>& Table() {
     RegisterQLinearOps(t);
     RegisterQLinearAddOps(t);
     RegisterQLinearPoolOps(t);
+    RegisterQLinearConcatOps(t);
+    RegisterQLinearMulOps(t);
     RegisterMathOps(t);
     RegisterCompareOps(t);
     RegisterArithOps(t);

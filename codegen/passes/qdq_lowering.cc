@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/ops/broadcast.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/requantize.h"
 
@@ -445,6 +446,85 @@ Result<bool> LowerAveragePool(Graph& g, size_t at) {
   return true;
 }
 
+// DQ(x_0), ..., DQ(x_k) -> Concat [-> Relu | Clip] -> Q, every parameter
+// per tensor: the concatenation on integers. With every input on the Q's
+// grid (its scale, zero point and dtype) and no activation, a Concat of the
+// xs (the Q/DQ pairs cancel); otherwise one QLinearConcat, which
+// requantizes each input to the Q's grid.
+Result<bool> LowerConcat(Graph& g, size_t at) {
+  const Node& n = g.nodes[at];
+  if (n.outputs.size() != 1 || n.inputs.empty()) return false;
+  std::vector<QParams> xs;
+  for (int v : n.inputs) {
+    std::optional<QParams> x = v == ir::kNoValue ? std::nullopt : ActivationOf(g, v);
+    if (!x) return false;
+    xs.push_back(*x);
+  }
+  std::optional<Tail> tail = TailOf(g, n.outputs[0]);
+  if (!tail) return false;
+  bool same_grid = tail->act < 0;
+  for (const QParams& x : xs) {
+    same_grid = same_grid && x.dtype == tail->q.dtype && x.scale_at(0) == tail->q.scale_at(0) &&
+                x.zp_at(0) == tail->q.zp_at(0);
+  }
+  Node q = n;
+  q.inputs.clear();
+  if (same_grid) {
+    for (const QParams& x : xs) q.inputs.push_back(x.data);
+    q.attrs["mlf.fused_ops"] = std::vector<std::string>{"DequantizeLinear", "QuantizeLinear"};
+  } else {
+    q.op = "QLinearConcat";
+    q.inputs = {tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")};
+    for (size_t i = 0; i < xs.size(); ++i) {
+      q.inputs.insert(q.inputs.end(),
+                      {xs[i].data, xs[i].scale, ZeroPointValue(g, xs[i], n.name + ".x" + std::to_string(i))});
+    }
+    q.attrs[quant::kFixedPointAttr] = int64_t{1};
+    const quant::QRange full = quant::RangeOf(tail->q.dtype);
+    if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
+      q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
+    }
+    std::vector<std::string> fused = {"Concat"};
+    if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
+    fused.push_back("QuantizeLinear");
+    q.attrs["mlf.fused_ops"] = fused;
+  }
+  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
+  MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
+  Replace(g, at, {std::move(q)}, *tail);
+  return true;
+}
+
+// DQ(a) * DQ(b) [-> Relu | Clip] -> Q, per-tensor constant parameters, a
+// and b broadcast as numpy does: one QLinearMul (a gate in integers).
+Result<bool> LowerMul(Graph& g, size_t at) {
+  const Node& n = g.nodes[at];
+  if (n.outputs.size() != 1 || n.inputs.size() != 2) return false;
+  std::optional<QParams> a = ActivationOf(g, n.inputs[0]);
+  std::optional<QParams> b = ActivationOf(g, n.inputs[1]);
+  if (!a || !b || !ops::BroadcastShapes(g.value(a->data).shape, g.value(b->data).shape).ok()) return false;
+  std::optional<Tail> tail = TailOf(g, n.outputs[0]);
+  if (!tail) return false;
+  Node q;
+  q.name = n.name;
+  q.op = "QLinearMul";
+  q.inputs = {a->data, a->scale, ZeroPointValue(g, *a, n.name + ".a"), b->data, b->scale,
+              ZeroPointValue(g, *b, n.name + ".b"), tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")};
+  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
+  q.attrs[quant::kFixedPointAttr] = int64_t{1};
+  const quant::QRange full = quant::RangeOf(tail->q.dtype);
+  if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
+    q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
+  }
+  std::vector<std::string> fused = {"Mul"};
+  if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
+  fused.push_back("QuantizeLinear");
+  q.attrs["mlf.fused_ops"] = fused;
+  MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
+  Replace(g, at, {std::move(q)}, *tail);
+  return true;
+}
+
 bool IsGridOp(const std::string& op) {
   return op == "MaxPool" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" ||
          op == "Unsqueeze";
@@ -503,6 +583,12 @@ Result<QdqLoweringReport> LowerQdq(Graph& g) {
       } else if (op == "Add") {
         MLF_ASSIGN_OR_RETURN(changed, LowerAdd(g, i));
         report.adds += changed ? 1 : 0;
+      } else if (op == "Mul") {
+        MLF_ASSIGN_OR_RETURN(changed, LowerMul(g, i));
+        report.muls += changed ? 1 : 0;
+      } else if (op == "Concat") {
+        MLF_ASSIGN_OR_RETURN(changed, LowerConcat(g, i));
+        report.concats += changed ? 1 : 0;
       } else if (op == "AveragePool" || op == "GlobalAveragePool") {
         MLF_ASSIGN_OR_RETURN(changed, LowerAveragePool(g, i));
         report.pools += changed ? 1 : 0;

@@ -21,11 +21,17 @@
 //     one QLinearAdd, integer in and out (a residual connection keeps its
 //     activations int8 instead of two float dequantizations, a float Add
 //     and a quantization);
+//   - DQ(a) * DQ(b) [-> Relu | Clip] -> Q, broadcast as numpy does: one
+//     QLinearMul (the exact integer product, one requantisation);
 //   - DQ(x) [-> a Pad that adds nothing, as PyTorch exports AvgPool2d] ->
 //     AveragePool (2-D windows without padding, ceil_mode 0, dilations 1) |
 //     GlobalAveragePool [-> Relu | Clip] -> Q: one
 //     QLinearAveragePool (each window's integer sum, one fixed-point
 //     requantisation; the classifier head of an int8 CNN stays in integers);
+//   - DQ(x_0), ..., DQ(x_k) -> Concat [-> Relu | Clip] -> Q: a Concat of
+//     the integers when every input is on the Q's grid (scale, zero point,
+//     dtype) and nothing is folded, else one QLinearConcat (each input
+//     requantized to the Q's grid);
 //   - DQ(a) -> MaxPool | Reshape | Flatten | Transpose | Squeeze | Unsqueeze
 //     -> Q with the DQ's own scale, zero point and dtype: the operator
 //     runs on a's integers (they map grid values to grid values, so
@@ -52,6 +58,8 @@ struct QdqLoweringReport {
   int gemms = 0;       // Gemm / MatMul -> 1x1 QLinearConv
   int adds = 0;        // Add -> QLinearAdd
   int pools = 0;       // AveragePool / GlobalAveragePool -> QLinearAveragePool
+  int muls = 0;        // Mul -> QLinearMul
+  int concats = 0;     // Concat on integers (QLinearConcat, or a plain Concat on one grid)
   int cancelled = 0;   // Q/DQ pairs around a grid-preserving operator
   int marked = 0;      // model QLinear nodes given the fixed-point rule
 };

@@ -358,6 +358,64 @@ TEST(QdqLowering, PaddedAveragePoolStaysFloat) {
   EXPECT_EQ(r->pools, 0);
 }
 
+// DQ(a), DQ(c) -> Concat -> Q: a plain Concat of the integers when both
+// are on the Q's grid (the same values exactly), a QLinearConcat otherwise
+// (within one step of the float graph).
+TEST(QdqLowering, ConcatRunsOnIntegers) {
+  for (bool same_grid : {true, false}) {
+    SCOPED_TRACE(same_grid ? "one grid" : "two grids");
+    Builder b;
+    const int a = b.Input("a", DType::kUInt8, {1, 3, 4, 4});
+    const int c = b.Input("c", DType::kUInt8, {1, 2, 4, 4});
+    const int y = b.Node("Concat", {b.Dq(a, 0.05, 128), b.Dq(c, same_grid ? 0.05 : 0.0731, same_grid ? 128 : 90)},
+                         {{"axis", int64_t{1}}});
+    b.g.outputs = {b.Dq(b.Q(y, 0.05, 128, DType::kUInt8), 0.05, 128)};
+    const ir::Graph original = b.g;
+    auto r = LowerQdq(b.g);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->concats, 1);
+    EliminateDeadCode(b.g);
+    EXPECT_EQ(Ops(b.g), (std::vector<std::string>{same_grid ? "Concat" : "QLinearConcat", "DequantizeLinear"}));
+    EXPECT_TRUE(b.g.Validate().ok());
+    const HostTensor in_a = Tensor(DType::kUInt8, {1, 3, 4, 4}, Ints(48, 0, 255, 5));
+    const HostTensor in_c = Tensor(DType::kUInt8, {1, 2, 4, 4}, Ints(32, 0, 255, 7));
+    const HostTensor want = RunGraph(original, {in_a, in_c}), got = RunGraph(b.g, {in_a, in_c});
+    ASSERT_EQ(got.element_count(), 80u);
+    for (uint64_t i = 0; i < got.element_count(); ++i) {
+      const double d = std::fabs(got.GetDouble(i) - want.GetDouble(i)) / 0.05;
+      if (same_grid) {
+        EXPECT_EQ(d, 0.0) << "element " << i;
+      } else {
+        EXPECT_LE(d, 1.0 + 1e-4) << "element " << i;
+      }
+    }
+  }
+}
+
+// A squeeze-and-excitation gate: DQ(x) * DQ(s) with s per channel
+// [1, C, 1, 1] -> Q: one QLinearMul within one step of the float graph.
+TEST(QdqLowering, BroadcastMulBecomesOneQLinearMul) {
+  Builder b;
+  const int x = b.Input("x", DType::kUInt8, {1, 4, 5, 5});
+  const int gate = b.Input("s", DType::kUInt8, {1, 4, 1, 1});
+  const int y = b.Node("Mul", {b.Dq(x, 0.031, 3), b.Dq(gate, 1.0 / 256, 0)});
+  b.g.outputs = {b.Dq(b.Q(y, 0.02, 0, DType::kUInt8), 0.02, 0)};
+  const ir::Graph original = b.g;
+  auto r = LowerQdq(b.g);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->muls, 1);
+  EliminateDeadCode(b.g);
+  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"QLinearMul", "DequantizeLinear"}));
+  EXPECT_TRUE(b.g.Validate().ok());
+  const HostTensor in_x = Tensor(DType::kUInt8, {1, 4, 5, 5}, Ints(100, 0, 255, 3));
+  const HostTensor in_s = Tensor(DType::kUInt8, {1, 4, 1, 1}, {255, 128, 7, 0});
+  const HostTensor want = RunGraph(original, {in_x, in_s}), got = RunGraph(b.g, {in_x, in_s});
+  ASSERT_EQ(got.element_count(), 100u);
+  for (uint64_t i = 0; i < got.element_count(); ++i) {
+    EXPECT_LE(std::fabs(got.GetDouble(i) - want.GetDouble(i)) / 0.02, 1.0 + 1e-4) << "element " << i;
+  }
+}
+
 TEST(QdqLowering, QuantizePairAroundMaxPoolCancels) {
   Builder b;
   const int x = b.Input("x", DType::kInt8, {1, 2, 4, 4});
