@@ -20,6 +20,7 @@
 
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
+#include "codegen/ops/qlinear_params.h"
 #include "codegen/ops/requantize.h"
 
 namespace mlf::ops {
@@ -34,17 +35,6 @@ struct AddPlan {
   DType out = DType::kUInt8;
   quant::QRange clamp;
 };
-
-// Input i, a constant of one element ("input 1 (a_scale)" in errors).
-Result<const ir::HostTensor*> ScalarConstant(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
-                                             const char* name) {
-  const std::string what = "input " + std::to_string(i) + " (" + name + ")";
-  MLF_ASSIGN_OR_RETURN(const InputInfo* v, RequiredInput(node, in, i, what));
-  if (v->data == nullptr || Elements(v->shape) != 1) {
-    return NodeError(node, what + " must be a constant of one element");
-  }
-  return v->data;
-}
 
 Result<AddPlan> PlanAdd(const ir::Node& node, const std::vector<InputInfo>& in) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 8, 8));
@@ -64,7 +54,7 @@ Result<AddPlan> PlanAdd(const ir::Node& node, const std::vector<InputInfo>& in) 
   const char* names[] = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"};
   const ir::HostTensor* p[8] = {};
   for (size_t i : {1, 2, 4, 5, 6, 7}) {
-    MLF_ASSIGN_OR_RETURN(p[i], ScalarConstant(node, in, i, names[i]));
+    MLF_ASSIGN_OR_RETURN(p[i], ScalarParam(node, in, i, names[i]));
   }
   for (size_t i : {1, 4, 6}) {
     MLF_RETURN_IF_ERROR(CheckDType(node, p[i]->dtype, {DType::kFloat32}, "input " + std::to_string(i) + " (" +
@@ -82,13 +72,7 @@ Result<AddPlan> PlanAdd(const ir::Node& node, const std::vector<InputInfo>& in) 
   plan.zb = p[5]->GetInt(0);
   plan.zy = p[7]->GetInt(0);
   plan.out = p[7]->dtype;
-  plan.clamp = quant::RangeOf(plan.out);
-  if (node.HasAttr(quant::kClampAttr)) {
-    MLF_ASSIGN_OR_RETURN(std::vector<int64_t> c, node.Ints(quant::kClampAttr, {}));
-    if (c.size() != 2 || c[0] > c[1]) return NodeError(node, std::string(quant::kClampAttr) + " must be [lo, hi]");
-    plan.clamp.min = std::max(plan.clamp.min, c[0]);
-    plan.clamp.max = std::min(plan.clamp.max, c[1]);
-  }
+  MLF_ASSIGN_OR_RETURN(plan.clamp, OutputRange(node, plan.out));
   return plan;
 }
 

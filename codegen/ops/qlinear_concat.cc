@@ -27,6 +27,7 @@
 
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
+#include "codegen/ops/qlinear_params.h"
 #include "codegen/ops/requantize.h"
 
 namespace mlf::ops {
@@ -55,18 +56,8 @@ struct ConcatPlan {
   bool clamped = false;  // narrower than y's dtype
 };
 
-Result<const ir::HostTensor*> ScalarConstant(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
-                                             const std::string& name) {
-  const std::string what = "input " + std::to_string(i) + " (" + name + ")";
-  MLF_ASSIGN_OR_RETURN(const InputInfo* v, RequiredInput(node, in, i, what));
-  if (v->data == nullptr || Elements(v->shape) != 1) {
-    return NodeError(node, what + " must be a constant of one element");
-  }
-  return v->data;
-}
-
 Result<float> Scale(const ir::Node& node, const std::vector<InputInfo>& in, size_t i, const std::string& name) {
-  MLF_ASSIGN_OR_RETURN(const ir::HostTensor* s, ScalarConstant(node, in, i, name));
+  MLF_ASSIGN_OR_RETURN(const ir::HostTensor* s, ScalarParam(node, in, i, name));
   MLF_RETURN_IF_ERROR(CheckDType(node, s->dtype, {DType::kFloat32}, "input " + std::to_string(i) + " (" + name + ")"));
   const float v = s->data<float>()[0];
   if (!(v > 0) || !std::isfinite(v)) {
@@ -112,7 +103,7 @@ Result<ConcatPlan> PlanQConcat(const ir::Node& node, const std::vector<InputInfo
   }
   ConcatPlan p;
   MLF_ASSIGN_OR_RETURN(const float sy, Scale(node, in, 0, "y_scale"));
-  MLF_ASSIGN_OR_RETURN(const ir::HostTensor* zy, ScalarConstant(node, in, 1, "y_zero_point"));
+  MLF_ASSIGN_OR_RETURN(const ir::HostTensor* zy, ScalarParam(node, in, 1, "y_zero_point"));
   MLF_RETURN_IF_ERROR(CheckDType(node, zy->dtype, kQuantDTypes, "input 1 (y_zero_point)"));
   p.zy = zy->GetInt(0);
   p.dtype = zy->dtype;
@@ -121,7 +112,7 @@ Result<ConcatPlan> PlanQConcat(const ir::Node& node, const std::vector<InputInfo
     MLF_ASSIGN_OR_RETURN(const InputInfo* x, RequiredInput(node, in, i, "input " + std::to_string(i) + " (x" + k + ")"));
     MLF_RETURN_IF_ERROR(CheckDType(node, x->dtype, kQuantDTypes, "input " + std::to_string(i) + " (x" + k + ")"));
     MLF_ASSIGN_OR_RETURN(const float s, Scale(node, in, i + 1, "x" + k + "_scale"));
-    MLF_ASSIGN_OR_RETURN(const ir::HostTensor* z, ScalarConstant(node, in, i + 2, "x" + k + "_zero_point"));
+    MLF_ASSIGN_OR_RETURN(const ir::HostTensor* z, ScalarParam(node, in, i + 2, "x" + k + "_zero_point"));
     MLF_RETURN_IF_ERROR(CheckDType(node, z->dtype, {x->dtype}, "input " + std::to_string(i + 2) + " (x" + k +
                                                                    "_zero_point)"));
     Part part;
@@ -133,14 +124,8 @@ Result<ConcatPlan> PlanQConcat(const ir::Node& node, const std::vector<InputInfo
     p.parts.push_back(part);
   }
   MLF_RETURN_IF_ERROR(PlanShape(node, in, &p));
-  p.clamp = quant::RangeOf(p.dtype);
-  if (node.HasAttr(quant::kClampAttr)) {
-    MLF_ASSIGN_OR_RETURN(std::vector<int64_t> c, node.Ints(quant::kClampAttr, {}));
-    if (c.size() != 2 || c[0] > c[1]) return NodeError(node, std::string(quant::kClampAttr) + " must be [lo, hi]");
-    p.clamped = c[0] > p.clamp.min || c[1] < p.clamp.max;
-    p.clamp.min = std::max(p.clamp.min, c[0]);
-    p.clamp.max = std::min(p.clamp.max, c[1]);
-  }
+  MLF_ASSIGN_OR_RETURN(p.clamp, OutputRange(node, p.dtype));
+  p.clamped = p.clamp.min != quant::RangeOf(p.dtype).min || p.clamp.max != quant::RangeOf(p.dtype).max;
   return p;
 }
 
@@ -154,8 +139,7 @@ Status QConcatInfer(const ir::Node& node, ir::Graph& graph) {
 // y's integer of x value v of `part`.
 int64_t Requantized(const ConcatPlan& p, const Part& part, int64_t v) {
   if (part.copy && !p.clamped) return v;
-  const int64_t q = quant::FixedMultiplyHalfEven(static_cast<int32_t>(v - part.zero_point), part.f) + p.zy;
-  return std::max(p.clamp.min, std::min(p.clamp.max, q));
+  return quant::RequantizeHalfEven(static_cast<int32_t>(v - part.zero_point), part.f, p.zy, p.clamp);
 }
 
 Status QConcatEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor*>& inputs,
@@ -183,7 +167,7 @@ Status QConcatEmit(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(ConcatPlan p, PlanQConcat(ctx.node, GraphInputs(ctx.node, ctx.graph)));
   const int64_t outer = Product(p.out, 0, p.axis), inner = Product(p.out, p.axis + 1, p.out.size());
   const int64_t row = p.out[p.axis] * inner;
-  const std::string yt = CType(p.dtype), lo = Num(p.clamp.min), hi = Num(p.clamp.max);
+  const std::string yt = CType(p.dtype);
   int64_t offset = 0;
   for (const Part& part : p.parts) {
     const int64_t block = part.extent * inner;
@@ -195,18 +179,9 @@ Status QConcatEmit(const EmitContext& ctx, std::string* body) {
       if (part.copy && !p.clamped) {
         *body += "    for (int64_t j = 0; j < " + Num(block) + "; ++j) y[j] = x[j];\n";
       } else {
-        const int t = 31 - part.f.shift;  // QuantizeMultiplier's shift is in [-31, 31]
-        *body += "    for (int64_t j = 0; j < " + Num(block) + "; ++j) {\n";
-        *body += "      int64_t q = ((int64_t)x[j] - " + Num(part.zero_point) + ") * " + Num(part.f.multiplier) + ";\n";
-        if (t > 0) {
-          const std::string half = "((int64_t)1 << " + Num(t - 1) + ")";
-          *body += "      const int64_t floor_ = q >> " + Num(t) + ", rem_ = q - floor_ * ((int64_t)1 << " + Num(t) +
-                   ");\n";
-          *body += "      q = floor_ + ((rem_ > " + half + " || (rem_ == " + half + " && (floor_ & 1))) ? 1 : 0);\n";
-        }
-        *body += "      q = (q > INT32_MAX ? INT32_MAX : (q < INT32_MIN ? INT32_MIN : q)) + " + Num(p.zy) + ";\n";
-        *body += "      y[j] = (" + yt + ")(q < " + lo + " ? " + lo + " : (q > " + hi + " ? " + hi + " : q));\n";
-        *body += "    }\n";
+        *body += "    for (int64_t j = 0; j < " + Num(block) + "; ++j)\n";
+        *body += quant::EmitFixedMultiplyHalfEven("    ", "y[j]", yt, "(int64_t)x[j] - " + Num(part.zero_point), part.f,
+                                                  p.zy, p.clamp);
       }
       *body += "  }\n";
     }

@@ -26,6 +26,7 @@
 #include "codegen/ops/broadcast.h"
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
+#include "codegen/ops/qlinear_params.h"
 #include "codegen/ops/requantize.h"
 
 namespace mlf::ops {
@@ -40,16 +41,6 @@ struct MulPlan {
   quant::QRange clamp;
   BroadcastPlan shape;
 };
-
-Result<const ir::HostTensor*> ScalarConstant(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
-                                             const char* name) {
-  const std::string what = "input " + std::to_string(i) + " (" + name + ")";
-  MLF_ASSIGN_OR_RETURN(const InputInfo* v, RequiredInput(node, in, i, what));
-  if (v->data == nullptr || Elements(v->shape) != 1) {
-    return NodeError(node, what + " must be a constant of one element");
-  }
-  return v->data;
-}
 
 Result<MulPlan> PlanMul(const ir::Node& node, const std::vector<InputInfo>& in) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 8, 8));
@@ -69,7 +60,7 @@ Result<MulPlan> PlanMul(const ir::Node& node, const std::vector<InputInfo>& in) 
   const char* names[] = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"};
   const ir::HostTensor* p[8] = {};
   for (size_t i : {1, 2, 4, 5, 6, 7}) {
-    MLF_ASSIGN_OR_RETURN(p[i], ScalarConstant(node, in, i, names[i]));
+    MLF_ASSIGN_OR_RETURN(p[i], ScalarParam(node, in, i, names[i]));
   }
   for (size_t i : {1, 4, 6}) {
     const std::string what = "input " + std::to_string(i) + " (" + names[i] + ")";
@@ -86,13 +77,7 @@ Result<MulPlan> PlanMul(const ir::Node& node, const std::vector<InputInfo>& in) 
   plan.zb = p[5]->GetInt(0);
   plan.zy = p[7]->GetInt(0);
   plan.out = p[7]->dtype;
-  plan.clamp = quant::RangeOf(plan.out);
-  if (node.HasAttr(quant::kClampAttr)) {
-    MLF_ASSIGN_OR_RETURN(std::vector<int64_t> c, node.Ints(quant::kClampAttr, {}));
-    if (c.size() != 2 || c[0] > c[1]) return NodeError(node, std::string(quant::kClampAttr) + " must be [lo, hi]");
-    plan.clamp.min = std::max(plan.clamp.min, c[0]);
-    plan.clamp.max = std::min(plan.clamp.max, c[1]);
-  }
+  MLF_ASSIGN_OR_RETURN(plan.clamp, OutputRange(node, plan.out));
   return plan;
 }
 
@@ -112,8 +97,7 @@ Status MulEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor*
   const std::vector<std::vector<uint64_t>> at = p.shape.nest.Offsets();
   for (size_t i = 0; i < at[0].size(); ++i) {
     const int64_t product = (a.GetInt(at[1][i]) - p.za) * (b.GetInt(at[2][i]) - p.zb);
-    const int64_t q = quant::FixedMultiplyHalfEven(static_cast<int32_t>(product), p.f) + p.zy;
-    y.SetDouble(at[0][i], static_cast<double>(std::max(p.clamp.min, std::min(p.clamp.max, q))));
+    y.SetDouble(at[0][i], static_cast<double>(quant::RequantizeHalfEven(static_cast<int32_t>(product), p.f, p.zy, p.clamp)));
   }
   outputs->assign(1, std::move(y));
   return Status::Ok();
@@ -123,20 +107,12 @@ Status MulEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor*
 // even, as evaluate.
 Status MulEmit(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(MulPlan p, PlanMul(ctx.node, GraphInputs(ctx.node, ctx.graph)));
-  const int t = 31 - p.f.shift;  // QuantizeMultiplier's shift is in [-31, 31]
-  const std::string yt = CType(p.out), lo = Num(p.clamp.min), hi = Num(p.clamp.max);
+  const std::string yt = CType(p.out);
   *body += p.shape.nest.Emit([&](const std::vector<std::string>& at) {
-    std::string s = "{\n";
-    s += "    int64_t q = ((int64_t)in0[" + at[1] + "] - " + Num(p.za) + ") * ((int64_t)in3[" + at[2] + "] - " +
-         Num(p.zb) + ") * " + Num(p.f.multiplier) + ";\n";
-    if (t > 0) {
-      const std::string half = "((int64_t)1 << " + Num(t - 1) + ")";
-      s += "    const int64_t floor_ = q >> " + Num(t) + ", rem_ = q - floor_ * ((int64_t)1 << " + Num(t) + ");\n";
-      s += "    q = floor_ + ((rem_ > " + half + " || (rem_ == " + half + " && (floor_ & 1))) ? 1 : 0);\n";
-    }
-    s += "    q = (q > INT32_MAX ? INT32_MAX : (q < INT32_MIN ? INT32_MIN : q)) + " + Num(p.zy) + ";\n";
-    s += "    out0[" + at[0] + "] = (" + yt + ")(q < " + lo + " ? " + lo + " : (q > " + hi + " ? " + hi + " : q));\n";
-    s += "  }";
+    const std::string product = "((int64_t)in0[" + at[1] + "] - " + Num(p.za) + ") * ((int64_t)in3[" + at[2] +
+                                "] - " + Num(p.zb) + ")";
+    std::string s = quant::EmitFixedMultiplyHalfEven("", "out0[" + at[0] + "]", yt, product, p.f, p.zy, p.clamp);
+    s.pop_back();  // the nest adds its own line end
     return s;
   });
   VoidUnusedParams(ctx, body);

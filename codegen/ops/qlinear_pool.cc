@@ -30,6 +30,7 @@
 
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
+#include "codegen/ops/qlinear_params.h"
 #include "codegen/ops/requantize.h"
 
 namespace mlf::ops {
@@ -48,16 +49,6 @@ struct PoolPlan {
   quant::QRange clamp;
   int64_t planes = 0, h = 0, w = 0, kh = 0, kw = 0, sh = 1, sw = 1, oh = 0, ow = 0;
 };
-
-Result<const ir::HostTensor*> ScalarConstant(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
-                                             const char* name) {
-  const std::string what = "input " + std::to_string(i) + " (" + name + ")";
-  MLF_ASSIGN_OR_RETURN(const InputInfo* v, RequiredInput(node, in, i, what));
-  if (v->data == nullptr || Elements(v->shape) != 1) {
-    return NodeError(node, what + " must be a constant of one element");
-  }
-  return v->data;
-}
 
 // kernel_shape and strides: two positive integers each, the window inside x.
 Status PlanWindow(const ir::Node& node, PoolPlan* p) {
@@ -94,7 +85,7 @@ Result<PoolPlan> PlanPool(const ir::Node& node, const std::vector<InputInfo>& in
   const char* names[] = {"x", "x_scale", "x_zero_point", "y_scale", "y_zero_point"};
   const ir::HostTensor* p[5] = {};
   for (size_t i : {1, 2, 3, 4}) {
-    MLF_ASSIGN_OR_RETURN(p[i], ScalarConstant(node, in, i, names[i]));
+    MLF_ASSIGN_OR_RETURN(p[i], ScalarParam(node, in, i, names[i]));
   }
   MLF_RETURN_IF_ERROR(CheckDType(node, p[1]->dtype, {DType::kFloat32}, "input 1 (x_scale)"));
   MLF_RETURN_IF_ERROR(CheckDType(node, p[3]->dtype, {DType::kFloat32}, "input 3 (y_scale)"));
@@ -115,13 +106,7 @@ Result<PoolPlan> PlanPool(const ir::Node& node, const std::vector<InputInfo>& in
   plan.zx = p[2]->GetInt(0);
   plan.zy = p[4]->GetInt(0);
   plan.out = p[4]->dtype;
-  plan.clamp = quant::RangeOf(plan.out);
-  if (node.HasAttr(quant::kClampAttr)) {
-    MLF_ASSIGN_OR_RETURN(std::vector<int64_t> c, node.Ints(quant::kClampAttr, {}));
-    if (c.size() != 2 || c[0] > c[1]) return NodeError(node, std::string(quant::kClampAttr) + " must be [lo, hi]");
-    plan.clamp.min = std::max(plan.clamp.min, c[0]);
-    plan.clamp.max = std::min(plan.clamp.max, c[1]);
-  }
+  MLF_ASSIGN_OR_RETURN(plan.clamp, OutputRange(node, plan.out));
   return plan;
 }
 
@@ -149,8 +134,7 @@ Status PoolEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor
             sum += x.GetInt(static_cast<uint64_t>(i)) - p.zx;
           }
         }
-        const int64_t q = quant::FixedMultiplyHalfEven(static_cast<int32_t>(sum), p.f) + p.zy;
-        y.SetDouble(at++, static_cast<double>(std::max(p.clamp.min, std::min(p.clamp.max, q))));
+        y.SetDouble(at++, static_cast<double>(quant::RequantizeHalfEven(static_cast<int32_t>(sum), p.f, p.zy, p.clamp)));
       }
     }
   }
@@ -163,8 +147,7 @@ Status PoolEvaluate(const ir::Node& node, const std::vector<const ir::HostTensor
 Status PoolEmit(const EmitContext& ctx, std::string* body) {
   MLF_ASSIGN_OR_RETURN(PoolPlan p, PlanPool(ctx.node, GraphInputs(ctx.node, ctx.graph)));
   if (p.planes * p.oh * p.ow > 0) {
-    const int t = 31 - p.f.shift;  // QuantizeMultiplier's shift is in [-31, 31]
-    const std::string xt = CType(p.x), yt = CType(p.out), lo = Num(p.clamp.min), hi = Num(p.clamp.max);
+    const std::string xt = CType(p.x), yt = CType(p.out);
     *body += "  for (int64_t c = 0; c < " + Num(p.planes) + "; ++c) {\n";
     *body += "    const " + xt + "* plane = in0 + c * " + Num(p.h * p.w) + ";\n";
     *body += "    " + yt + "* o = out0 + c * " + Num(p.oh * p.ow) + ";\n";
@@ -176,18 +159,7 @@ Status PoolEmit(const EmitContext& ctx, std::string* body) {
     *body += "          for (int64_t kx = 0; kx < " + Num(p.kw) + "; ++kx) s += (int32_t)win[ky * " + Num(p.w) +
              " + kx];\n";
     *body += "        }\n";
-    *body += "        {\n";
-    *body += "          int64_t q = (int64_t)s * " + Num(p.f.multiplier) + ";\n";
-    if (t > 0) {
-      *body += "          const int64_t floor_ = q >> " + Num(t) + ", rem_ = q - floor_ * ((int64_t)1 << " + Num(t) +
-               ");\n";
-      *body += "          q = floor_ + ((rem_ > ((int64_t)1 << " + Num(t - 1) + ") || (rem_ == ((int64_t)1 << " +
-               Num(t - 1) + ") && (floor_ & 1))) ? 1 : 0);\n";
-    }
-    *body += "          q = (q > INT32_MAX ? INT32_MAX : (q < INT32_MIN ? INT32_MIN : q)) + " + Num(p.zy) + ";\n";
-    *body += "          o[oy * " + Num(p.ow) + " + ox] = (" + yt + ")(q < " + lo + " ? " + lo + " : (q > " + hi +
-             " ? " + hi + " : q));\n";
-    *body += "        }\n";
+    *body += quant::EmitFixedMultiplyHalfEven("        ", "o[oy * " + Num(p.ow) + " + ox]", yt, "s", p.f, p.zy, p.clamp);
     *body += "      }\n";
     *body += "    }\n";
     *body += "  }\n";

@@ -206,6 +206,12 @@ inline int32_t FixedMultiplyHalfEven(int32_t acc, FixedMultiplier f) {
   return static_cast<int32_t>(std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, p)));
 }
 
+// clamp(zero_point + FixedMultiplyHalfEven(acc)) into `range`.
+inline int64_t RequantizeHalfEven(int32_t acc, FixedMultiplier f, int64_t zero_point, QRange range) {
+  const int64_t q = static_cast<int64_t>(FixedMultiplyHalfEven(acc, f)) + zero_point;
+  return std::max(range.min, std::min(range.max, q));
+}
+
 // Fixed-point requantization of one accumulator.
 inline int64_t RequantizeFixed(int32_t acc, FixedMultiplier f, int64_t zero_point, QRange range) {
   const int64_t q = static_cast<int64_t>(FixedMultiply(acc, f)) + zero_point;
@@ -343,6 +349,30 @@ inline std::string EmitQuantizeFloat(const std::string& indent, const std::strin
   s += indent + "  r_ += (int32_t)(" + zero_point + ");\n";
   s += indent + "  " + dst + " = (" + ctype + ")(r_ < " + lo + " ? " + lo + " : (r_ > " + hi + " ? " + hi +
        " : r_));\n";
+  s += indent + "}\n";
+  return s;
+}
+
+// Statements that store clamp(zy + FixedMultiplyHalfEven(acc)) into the C
+// lvalue `dst` of C type `ctype`, `acc` a C expression of the exact integer
+// sum or product (int64_t, within int32): the same bits as
+// FixedMultiplyHalfEven followed by the zero point and [range].
+inline std::string EmitFixedMultiplyHalfEven(const std::string& indent, const std::string& dst,
+                                             const std::string& ctype, const std::string& acc,
+                                             FixedMultiplier f, int64_t zero_point, QRange range) {
+  const int t = f.shift > 31 ? 0 : (f.shift < -31 ? 62 : 31 - f.shift);
+  const std::string lo = std::to_string(range.min), hi = std::to_string(range.max);
+  std::string s = indent + "{\n";
+  s += indent + "  int64_t q_ = (int64_t)(" + acc + ") * " + std::to_string(f.multiplier) + ";\n";
+  if (t > 0) {
+    const std::string half = "((int64_t)1 << " + std::to_string(t - 1) + ")";
+    s += indent + "  const int64_t floor_ = q_ >> " + std::to_string(t) + ", rem_ = q_ - floor_ * ((int64_t)1 << " +
+         std::to_string(t) + ");\n";
+    s += indent + "  q_ = floor_ + ((rem_ > " + half + " || (rem_ == " + half + " && (floor_ & 1))) ? 1 : 0);\n";
+  }
+  s += indent + "  q_ = (q_ > INT32_MAX ? INT32_MAX : (q_ < INT32_MIN ? INT32_MIN : q_)) + " +
+       std::to_string(zero_point) + ";\n";
+  s += indent + "  " + dst + " = (" + ctype + ")(q_ < " + lo + " ? " + lo + " : (q_ > " + hi + " ? " + hi + " : q_));\n";
   s += indent + "}\n";
   return s;
 }

@@ -189,21 +189,16 @@ std::optional<QParams> ActivationOf(const Graph& g, int value) {
 }
 
 // The QLinearConv of the pattern: inputs, output `out`, attributes.
-Node MakeQLinearConv(Graph& g, const Node& from, int x_value, const QParams& x, int w_value, const QParams& w,
-                     const std::optional<HostTensor>& bias, const Tail& tail, int out) {
+// The integer node `op` standing for `from` and its tail, with output
+// `out`: quant::kFixedPointAttr, the folded activation's quant::kClampAttr
+// and mlf.fused_ops (from's op, the activation, QuantizeLinear). Trailing
+// absent inputs are dropped.
+Node IntegerNode(const Graph& g, const Node& from, const std::string& op, std::vector<int> inputs, const Tail& tail,
+                 int out) {
   Node q;
   q.name = from.name;
-  q.op = "QLinearConv";
-  const int bias_id = bias ? g.AddConstant(g.UniqueName(from.name + ".bias_int32"), *bias) : ir::kNoValue;
-  q.inputs = {x_value,
-              x.scale,
-              ZeroPointValue(g, x, from.name + ".x"),
-              w_value,
-              w.scale,
-              w.zero_point,
-              tail.q.scale,
-              ZeroPointValue(g, tail.q, from.name + ".y"),
-              bias_id};
+  q.op = op;
+  q.inputs = std::move(inputs);
   while (!q.inputs.empty() && q.inputs.back() == ir::kNoValue) q.inputs.pop_back();
   q.outputs = {out};
   q.attrs[quant::kFixedPointAttr] = int64_t{1};
@@ -216,6 +211,19 @@ Node MakeQLinearConv(Graph& g, const Node& from, int x_value, const QParams& x, 
   fused.push_back("QuantizeLinear");
   q.attrs["mlf.fused_ops"] = fused;
   return q;
+}
+
+// The tail's QuantizeLinear output, which the integer node writes.
+int TailOutput(const Graph& g, const Tail& tail) { return g.nodes[static_cast<size_t>(tail.q.node)].outputs[0]; }
+
+// The QLinearConv of the pattern: inputs, output `out`, attributes.
+Node MakeQLinearConv(Graph& g, const Node& from, int x_value, const QParams& x, int w_value, const QParams& w,
+                     const std::optional<HostTensor>& bias, const Tail& tail, int out) {
+  const int bias_id = bias ? g.AddConstant(g.UniqueName(from.name + ".bias_int32"), *bias) : ir::kNoValue;
+  return IntegerNode(g, from, "QLinearConv",
+                     {x_value, x.scale, ZeroPointValue(g, x, from.name + ".x"), w_value, w.scale, w.zero_point,
+                      tail.q.scale, ZeroPointValue(g, tail.q, from.name + ".y"), bias_id},
+                     tail, out);
 }
 
 // Replaces node `at` by `replacement` and removes the tail's nodes.
@@ -341,21 +349,10 @@ Result<bool> LowerAdd(Graph& g, size_t at) {
   std::optional<Tail> tail = TailOf(g, n.outputs[0]);
   quant::AddRule rule;
   if (!tail || !quant::MakeAddRule(a->scale_at(0), b->scale_at(0), tail->q.scale_at(0), &rule)) return false;
-  Node q;
-  q.name = n.name;
-  q.op = "QLinearAdd";
-  q.inputs = {a->data, a->scale, ZeroPointValue(g, *a, n.name + ".a"), b->data, b->scale,
-              ZeroPointValue(g, *b, n.name + ".b"), tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")};
-  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
-  q.attrs[quant::kFixedPointAttr] = int64_t{1};
-  const quant::QRange full = quant::RangeOf(tail->q.dtype);
-  if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
-    q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
-  }
-  std::vector<std::string> fused = {"Add"};
-  if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
-  fused.push_back("QuantizeLinear");
-  q.attrs["mlf.fused_ops"] = fused;
+  Node q = IntegerNode(g, n, "QLinearAdd",
+                       {a->data, a->scale, ZeroPointValue(g, *a, n.name + ".a"), b->data, b->scale,
+                        ZeroPointValue(g, *b, n.name + ".b"), tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")},
+                       *tail, TailOutput(g, *tail));
   MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
   Replace(g, at, {std::move(q)}, *tail);
   return true;
@@ -424,23 +421,12 @@ Result<bool> LowerAveragePool(Graph& g, size_t at) {
   }
   std::optional<Tail> tail = TailOf(g, n.outputs[0]);
   if (!tail) return false;
-  Node q;
-  q.name = n.name;
-  q.op = "QLinearAveragePool";
-  q.inputs = {x->data, x->scale, ZeroPointValue(g, *x, n.name + ".x"), tail->q.scale,
-              ZeroPointValue(g, tail->q, n.name + ".y")};
-  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
+  Node q = IntegerNode(g, n, "QLinearAveragePool",
+                       {x->data, x->scale, ZeroPointValue(g, *x, n.name + ".x"), tail->q.scale,
+                        ZeroPointValue(g, tail->q, n.name + ".y")},
+                       *tail, TailOutput(g, *tail));
   q.attrs["kernel_shape"] = kernel;
   q.attrs["strides"] = strides;
-  q.attrs[quant::kFixedPointAttr] = int64_t{1};
-  const quant::QRange full = quant::RangeOf(tail->q.dtype);
-  if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
-    q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
-  }
-  std::vector<std::string> fused = {n.op};
-  if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
-  fused.push_back("QuantizeLinear");
-  q.attrs["mlf.fused_ops"] = fused;
   MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
   Replace(g, at, {std::move(q)}, *tail);
   return true;
@@ -453,7 +439,7 @@ Result<bool> LowerAveragePool(Graph& g, size_t at) {
 // requantizes each input to the Q's grid.
 Result<bool> LowerConcat(Graph& g, size_t at) {
   const Node& n = g.nodes[at];
-  if (n.outputs.size() != 1 || n.inputs.empty()) return false;
+  if (n.outputs.size() != 1 || n.inputs.empty() || !n.HasAttr("axis")) return false;
   std::vector<QParams> xs;
   for (int v : n.inputs) {
     std::optional<QParams> x = v == ir::kNoValue ? std::nullopt : ActivationOf(g, v);
@@ -468,28 +454,20 @@ Result<bool> LowerConcat(Graph& g, size_t at) {
                 x.zp_at(0) == tail->q.zp_at(0);
   }
   Node q = n;
-  q.inputs.clear();
   if (same_grid) {
+    q.inputs.clear();
     for (const QParams& x : xs) q.inputs.push_back(x.data);
+    q.outputs = {TailOutput(g, *tail)};
     q.attrs["mlf.fused_ops"] = std::vector<std::string>{"DequantizeLinear", "QuantizeLinear"};
   } else {
-    q.op = "QLinearConcat";
-    q.inputs = {tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")};
+    std::vector<int> inputs = {tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")};
     for (size_t i = 0; i < xs.size(); ++i) {
-      q.inputs.insert(q.inputs.end(),
-                      {xs[i].data, xs[i].scale, ZeroPointValue(g, xs[i], n.name + ".x" + std::to_string(i))});
+      inputs.insert(inputs.end(),
+                    {xs[i].data, xs[i].scale, ZeroPointValue(g, xs[i], n.name + ".x" + std::to_string(i))});
     }
-    q.attrs[quant::kFixedPointAttr] = int64_t{1};
-    const quant::QRange full = quant::RangeOf(tail->q.dtype);
-    if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
-      q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
-    }
-    std::vector<std::string> fused = {"Concat"};
-    if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
-    fused.push_back("QuantizeLinear");
-    q.attrs["mlf.fused_ops"] = fused;
+    q = IntegerNode(g, n, "QLinearConcat", std::move(inputs), *tail, TailOutput(g, *tail));
+    q.attrs["axis"] = n.attrs.at("axis");
   }
-  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
   MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
   Replace(g, at, {std::move(q)}, *tail);
   return true;
@@ -505,21 +483,10 @@ Result<bool> LowerMul(Graph& g, size_t at) {
   if (!a || !b || !ops::BroadcastShapes(g.value(a->data).shape, g.value(b->data).shape).ok()) return false;
   std::optional<Tail> tail = TailOf(g, n.outputs[0]);
   if (!tail) return false;
-  Node q;
-  q.name = n.name;
-  q.op = "QLinearMul";
-  q.inputs = {a->data, a->scale, ZeroPointValue(g, *a, n.name + ".a"), b->data, b->scale,
-              ZeroPointValue(g, *b, n.name + ".b"), tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")};
-  q.outputs = {g.nodes[static_cast<size_t>(tail->q.node)].outputs[0]};
-  q.attrs[quant::kFixedPointAttr] = int64_t{1};
-  const quant::QRange full = quant::RangeOf(tail->q.dtype);
-  if (tail->clamp.min != full.min || tail->clamp.max != full.max) {
-    q.attrs[quant::kClampAttr] = std::vector<int64_t>{tail->clamp.min, tail->clamp.max};
-  }
-  std::vector<std::string> fused = {"Mul"};
-  if (tail->act >= 0) fused.push_back(g.nodes[static_cast<size_t>(tail->act)].op);
-  fused.push_back("QuantizeLinear");
-  q.attrs["mlf.fused_ops"] = fused;
+  Node q = IntegerNode(g, n, "QLinearMul",
+                       {a->data, a->scale, ZeroPointValue(g, *a, n.name + ".a"), b->data, b->scale,
+                        ZeroPointValue(g, *b, n.name + ".b"), tail->q.scale, ZeroPointValue(g, tail->q, n.name + ".y")},
+                       *tail, TailOutput(g, *tail));
   MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
   Replace(g, at, {std::move(q)}, *tail);
   return true;

@@ -1,0 +1,43 @@
+// What the lowering's integer operators (QLinearAdd, QLinearMul,
+// QLinearAveragePool, QLinearConcat) read the same way: a scale or zero
+// point that must be a constant of one element, and the output range that
+// quant::kClampAttr narrows (a folded Relu or Clip).
+#ifndef MLFKIT_CODEGEN_OPS_QLINEAR_PARAMS_H_
+#define MLFKIT_CODEGEN_OPS_QLINEAR_PARAMS_H_
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "codegen/ops/op_util.h"
+#include "codegen/ops/requantize.h"
+
+namespace mlf::ops {
+
+// Input i, a constant of one element ("input 1 (a_scale)" in errors).
+inline Result<const ir::HostTensor*> ScalarParam(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
+                                                 const std::string& name) {
+  const std::string what = "input " + std::to_string(i) + " (" + name + ")";
+  MLF_ASSIGN_OR_RETURN(const InputInfo* v, RequiredInput(node, in, i, what));
+  if (v->data == nullptr || Elements(v->shape) != 1) {
+    return NodeError(node, what + " must be a constant of one element");
+  }
+  return v->data;
+}
+
+// The output's integer range: dtype `out`'s, narrowed by quant::kClampAttr
+// when the node has it.
+inline Result<quant::QRange> OutputRange(const ir::Node& node, DType out) {
+  quant::QRange range = quant::RangeOf(out);
+  if (node.HasAttr(quant::kClampAttr)) {
+    MLF_ASSIGN_OR_RETURN(std::vector<int64_t> c, node.Ints(quant::kClampAttr, {}));
+    if (c.size() != 2 || c[0] > c[1]) return NodeError(node, std::string(quant::kClampAttr) + " must be [lo, hi]");
+    range.min = std::max(range.min, c[0]);
+    range.max = std::min(range.max, c[1]);
+  }
+  return range;
+}
+
+}  // namespace mlf::ops
+
+#endif  // MLFKIT_CODEGEN_OPS_QLINEAR_PARAMS_H_
