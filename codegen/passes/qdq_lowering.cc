@@ -188,7 +188,6 @@ std::optional<QParams> ActivationOf(const Graph& g, int value) {
   return x;
 }
 
-// The QLinearConv of the pattern: inputs, output `out`, attributes.
 // The integer node `op` standing for `from` and its tail, with output
 // `out`: quant::kFixedPointAttr, the folded activation's quant::kClampAttr
 // and mlf.fused_ops (from's op, the activation, QuantizeLinear). Trailing
