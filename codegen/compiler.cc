@@ -17,7 +17,7 @@ Status OptimizeGraph(ir::Graph& graph, const CompileOptions& options, CompileRep
     // First: it needs the DequantizeLinear of the int8 weights that the
     // ONNX front end leaves unfolded; FoldConstants folds those left after.
     MLF_ASSIGN_OR_RETURN(const passes::QdqLoweringReport q, passes::LowerQdq(graph));
-    r.qdq_lowered = q.convs + q.gemms + q.adds + q.muls + q.pools + q.concats;
+    r.qdq_lowered = q.convs + q.gemms + q.adds + q.muls + q.pools + q.concats + q.lookups;
   }
   MLF_RETURN_IF_ERROR(passes::FoldConstants(graph));
   r.identities_removed = passes::RemoveIdentities(graph);

@@ -7,7 +7,10 @@
 //
 // The contrib operators become DequantizeLinear -> float operator ->
 // QuantizeLinear (codegen/frontend/onnx_contrib.h), which is their
-// definition; the QLinearConvs run on the int8 kernel. Each layer may
+// definition, and the QDQ lowering then puts every one of them on integers
+// (QLinearAdd, QLinearMul, QLinearLookup for Sigmoid and LeakyRelu,
+// QLinearAveragePool, QLinearConcat); the QLinearConvs run on the int8
+// kernel. Each layer may
 // round differently from the reference only where a value sits within
 // float rounding of a tie, so the test allows one step of the output's
 // quantization and wants nearly every element exact. (ONNX Runtime 1.30

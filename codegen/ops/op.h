@@ -118,6 +118,7 @@ void RegisterQLinearAddOps(std::vector<OpDef>* table);
 void RegisterQLinearPoolOps(std::vector<OpDef>* table);
 void RegisterQLinearConcatOps(std::vector<OpDef>* table);
 void RegisterQLinearMulOps(std::vector<OpDef>* table);
+void RegisterQLinearLookupOps(std::vector<OpDef>* table);
 void RegisterMathOps(std::vector<OpDef>* table);
 void RegisterCompareOps(std::vector<OpDef>* table);
 void RegisterArithOps(std::vector<OpDef>* table);

@@ -29,6 +29,7 @@ const std::vector<OpDef>& Table() {
     RegisterQLinearPoolOps(t);
     RegisterQLinearConcatOps(t);
     RegisterQLinearMulOps(t);
+    RegisterQLinearLookupOps(t);
     RegisterMathOps(t);
     RegisterCompareOps(t);
     RegisterArithOps(t);

@@ -491,6 +491,54 @@ Result<bool> LowerMul(Graph& g, size_t at) {
   return true;
 }
 
+// Unary float operators a 256-entry table can stand for between a DQ and
+// a Q (Relu and Clip are folded into the operator before them instead).
+bool IsTableOp(const std::string& op) {
+  static const char* const kOps[] = {"Sigmoid", "Tanh",     "HardSigmoid",     "HardSwish", "LeakyRelu",
+                                     "Elu",     "Selu",     "Celu",            "Softplus",  "Softsign",
+                                     "Mish",    "Erf",      "ThresholdedRelu", "Shrink",    "Exp",
+                                     "Log",     "Sqrt",     "Neg",             "Abs",       "Reciprocal"};
+  for (const char* name : kOps) {
+    if (op == name) return true;
+  }
+  return false;
+}
+
+// DQ(x) -> a unary operator [-> Relu | Clip] -> Q, per-tensor parameters:
+// one QLinearLookup whose 256 entries are the chain evaluated on every value
+// x can take (the reference's own float arithmetic, then QuantizeLinear and
+// the folded clamp).
+Result<bool> LowerLookup(Graph& g, size_t at) {
+  const Node& n = g.nodes[at];
+  if (n.outputs.size() != 1 || n.inputs.size() != 1) return false;
+  std::optional<QParams> x = ActivationOf(g, n.inputs[0]);
+  if (!x) return false;
+  std::optional<Tail> tail = TailOf(g, n.outputs[0]);
+  if (!tail) return false;
+  HostTensor values = HostTensor::Zeros(DType::kFloat32, {256});
+  const int64_t first = x->dtype == DType::kInt8 ? -128 : 0;
+  for (int64_t k = 0; k < 256; ++k) {
+    values.data<float>()[k] = quant::Dequantize(first + k, x->zp_at(0), x->scale_at(0));
+  }
+  std::vector<HostTensor> out;
+  if (!ops::EvaluateNode(n, {&values}, &out).ok() || out.size() != 1 || out[0].dtype != DType::kFloat32 ||
+      out[0].element_count() != 256) {
+    return false;
+  }
+  HostTensor table = HostTensor::Zeros(tail->q.dtype, {256});
+  for (uint64_t k = 0; k < 256; ++k) {
+    const int64_t q = quant::Quantize(out[0].data<float>()[k], tail->q.scale_at(0), tail->q.zp_at(0),
+                                      quant::RangeOf(tail->q.dtype));
+    table.SetDouble(k, static_cast<double>(std::max(tail->clamp.min, std::min(tail->clamp.max, q))));
+  }
+  const int table_id = g.AddConstant(g.UniqueName(n.name + ".table"), std::move(table));
+  Node q = IntegerNode(g, n, "QLinearLookup", {x->data, table_id}, *tail, TailOutput(g, *tail));
+  q.attrs.erase(quant::kClampAttr);  // in the table already
+  MLF_RETURN_IF_ERROR(ops::InferNode(q, g));
+  Replace(g, at, {std::move(q)}, *tail);
+  return true;
+}
+
 bool IsGridOp(const std::string& op) {
   return op == "MaxPool" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Squeeze" ||
          op == "Unsqueeze";
@@ -558,6 +606,9 @@ Result<QdqLoweringReport> LowerQdq(Graph& g) {
       } else if (op == "AveragePool" || op == "GlobalAveragePool") {
         MLF_ASSIGN_OR_RETURN(changed, LowerAveragePool(g, i));
         report.pools += changed ? 1 : 0;
+      } else if (IsTableOp(op)) {
+        MLF_ASSIGN_OR_RETURN(changed, LowerLookup(g, i));
+        report.lookups += changed ? 1 : 0;
       } else if (IsGridOp(op)) {
         MLF_ASSIGN_OR_RETURN(changed, CancelAround(g, i));
         report.cancelled += changed ? 1 : 0;

@@ -32,6 +32,10 @@
 //     the integers when every input is on the Q's grid (scale, zero point,
 //     dtype) and nothing is folded, else one QLinearConcat (each input
 //     requantized to the Q's grid);
+//   - DQ(x) -> a unary operator (Sigmoid, Tanh, HardSwish, LeakyRelu, Elu,
+//     Exp, ...) [-> Relu | Clip] -> Q: one QLinearLookup, a table of the 256
+//     outputs of the chain for the 256 values of x, made here by evaluating
+//     it (the run is one load per value);
 //   - DQ(a) -> MaxPool | Reshape | Flatten | Transpose | Squeeze | Unsqueeze
 //     -> Q with the DQ's own scale, zero point and dtype: the operator
 //     runs on a's integers (they map grid values to grid values, so
@@ -59,6 +63,7 @@ struct QdqLoweringReport {
   int adds = 0;        // Add -> QLinearAdd
   int pools = 0;       // AveragePool / GlobalAveragePool -> QLinearAveragePool
   int muls = 0;        // Mul -> QLinearMul
+  int lookups = 0;     // a unary operator -> QLinearLookup (a 256-entry table)
   int concats = 0;     // Concat on integers (QLinearConcat, or a plain Concat on one grid)
   int cancelled = 0;   // Q/DQ pairs around a grid-preserving operator
   int marked = 0;      // model QLinear nodes given the fixed-point rule

@@ -416,6 +416,35 @@ TEST(QdqLowering, BroadcastMulBecomesOneQLinearMul) {
   }
 }
 
+// DQ -> Sigmoid | HardSwish | LeakyRelu [-> Relu] -> Q: one QLinearLookup
+// whose table is the float chain itself, so the lowered graph equals the
+// float one on every value.
+TEST(QdqLowering, UnaryOperatorsBecomeATable) {
+  const std::vector<std::pair<std::string, bool>> cases = {{"Sigmoid", false}, {"HardSwish", false},
+                                                           {"LeakyRelu", true}};
+  for (const auto& [op, relu] : cases) {
+    SCOPED_TRACE(op);
+    for (DType dtype : {DType::kUInt8, DType::kInt8}) {
+      Builder b;
+      const int x = b.Input("x", dtype, {1, 2, 16, 8});
+      int y = b.Node(op, {b.Dq(x, 0.047, dtype == DType::kUInt8 ? 131 : -5)});
+      if (relu) y = b.Node("Relu", {y});
+      b.g.outputs = {b.Dq(b.Q(y, 0.0071, -20, DType::kInt8), 0.0071, -20)};
+      const ir::Graph original = b.g;
+      auto r = LowerQdq(b.g);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(r->lookups, 1);
+      EliminateDeadCode(b.g);
+      EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"QLinearLookup", "DequantizeLinear"}));
+      EXPECT_TRUE(b.g.Validate().ok());
+      const HostTensor in = Tensor(dtype, {1, 2, 16, 8},
+                                   Ints(256, dtype == DType::kUInt8 ? 0 : -128, dtype == DType::kUInt8 ? 255 : 127, 11));
+      const HostTensor want = RunGraph(original, {in}), got = RunGraph(b.g, {in});
+      for (uint64_t i = 0; i < got.element_count(); ++i) EXPECT_EQ(got.GetDouble(i), want.GetDouble(i)) << i;
+    }
+  }
+}
+
 TEST(QdqLowering, QuantizePairAroundMaxPoolCancels) {
   Builder b;
   const int x = b.Input("x", DType::kInt8, {1, 2, 4, 4});
