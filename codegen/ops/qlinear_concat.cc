@@ -96,11 +96,7 @@ Result<ConcatPlan> PlanQConcat(const ir::Node& node, const std::vector<InputInfo
     return NodeError(node, "takes y_scale, y_zero_point and then (x, x_scale, x_zero_point) triples, got " +
                                std::to_string(in.size()) + " inputs");
   }
-  MLF_ASSIGN_OR_RETURN(const int64_t fixed, node.Int(quant::kFixedPointAttr, 0));
-  if (fixed != 1) {
-    return NodeUnsupported(node, "QLinearConcat is made by mlfkit's QDQ lowering only (with " +
-                                     std::string(quant::kFixedPointAttr) + ")");
-  }
+  MLF_RETURN_IF_ERROR(RequireLowering(node));
   ConcatPlan p;
   MLF_ASSIGN_OR_RETURN(const float sy, Scale(node, in, 0, "y_scale"));
   MLF_ASSIGN_OR_RETURN(const ir::HostTensor* zy, ScalarParam(node, in, 1, "y_zero_point"));

@@ -18,6 +18,7 @@
 
 #include "codegen/ops/op.h"
 #include "codegen/ops/op_util.h"
+#include "codegen/ops/qlinear_params.h"
 #include "codegen/ops/requantize.h"
 
 namespace mlf::ops {
@@ -32,11 +33,7 @@ struct LookupPlan {
 
 Result<LookupPlan> PlanLookup(const ir::Node& node, const std::vector<InputInfo>& in) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 2, 2));
-  MLF_ASSIGN_OR_RETURN(const int64_t fixed, node.Int(quant::kFixedPointAttr, 0));
-  if (fixed != 1) {
-    return NodeUnsupported(node, "QLinearLookup is made by mlfkit's QDQ lowering only (with " +
-                                     std::string(quant::kFixedPointAttr) + ")");
-  }
+  MLF_RETURN_IF_ERROR(RequireLowering(node));
   MLF_ASSIGN_OR_RETURN(const InputInfo* x, RequiredInput(node, in, 0, "input 0 (x)"));
   MLF_ASSIGN_OR_RETURN(const InputInfo* t, RequiredInput(node, in, 1, "input 1 (table)"));
   MLF_RETURN_IF_ERROR(CheckDType(node, x->dtype, kQuantDTypes, "input 0 (x)"));

@@ -44,11 +44,7 @@ struct MulPlan {
 
 Result<MulPlan> PlanMul(const ir::Node& node, const std::vector<InputInfo>& in) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 8, 8));
-  MLF_ASSIGN_OR_RETURN(const int64_t fixed, node.Int(quant::kFixedPointAttr, 0));
-  if (fixed != 1) {
-    return NodeUnsupported(node, "QLinearMul is made by mlfkit's QDQ lowering only (with " +
-                                     std::string(quant::kFixedPointAttr) + ")");
-  }
+  MLF_RETURN_IF_ERROR(RequireLowering(node));
   MLF_ASSIGN_OR_RETURN(const InputInfo* a, RequiredInput(node, in, 0, "input 0 (a)"));
   MLF_ASSIGN_OR_RETURN(const InputInfo* b, RequiredInput(node, in, 3, "input 3 (b)"));
   MLF_RETURN_IF_ERROR(CheckDType(node, a->dtype, kQuantDTypes, "input 0 (a)"));

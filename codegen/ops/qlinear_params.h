@@ -14,6 +14,18 @@
 
 namespace mlf::ops {
 
+// These operators come from the QDQ lowering only, which marks them with
+// quant::kFixedPointAttr (a model cannot: only the compiler sets mlf.*
+// attributes).
+inline Status RequireLowering(const ir::Node& node) {
+  MLF_ASSIGN_OR_RETURN(const int64_t fixed, node.Int(quant::kFixedPointAttr, 0));
+  if (fixed != 1) {
+    return NodeUnsupported(node, node.op + " is made by mlfkit's QDQ lowering only (with " +
+                                     std::string(quant::kFixedPointAttr) + ")");
+  }
+  return Status::Ok();
+}
+
 // Input i, a constant of one element ("input 1 (a_scale)" in errors).
 inline Result<const ir::HostTensor*> ScalarParam(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
                                                  const std::string& name) {

@@ -72,11 +72,7 @@ Status PlanWindow(const ir::Node& node, PoolPlan* p) {
 
 Result<PoolPlan> PlanPool(const ir::Node& node, const std::vector<InputInfo>& in) {
   MLF_RETURN_IF_ERROR(CheckArity(node, 5, 5));
-  MLF_ASSIGN_OR_RETURN(const int64_t fixed, node.Int(quant::kFixedPointAttr, 0));
-  if (fixed != 1) {
-    return NodeUnsupported(node, "QLinearAveragePool is made by mlfkit's QDQ lowering only (with " +
-                                     std::string(quant::kFixedPointAttr) + ")");
-  }
+  MLF_RETURN_IF_ERROR(RequireLowering(node));
   MLF_ASSIGN_OR_RETURN(const InputInfo* x, RequiredInput(node, in, 0, "input 0 (x)"));
   MLF_RETURN_IF_ERROR(CheckDType(node, x->dtype, kQuantDTypes, "input 0 (x)"));
   if (x->shape.size() != 4) {
