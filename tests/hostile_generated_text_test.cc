@@ -62,6 +62,51 @@ std::string OneReluOnnx(const std::string& node, const std::string& output,
   return m.SerializeAsString();
 }
 
+// x (float, `shape`) -> QuantizeLinear -> DequantizeLinear -> Sigmoid named
+// `node` -> QuantizeLinear -> DequantizeLinear -> y: a QDQ chain the
+// lowering turns into one QLinearLookup, with a table constant named after
+// the node.
+std::string QdqSigmoidOnnx(const std::string& node, const std::vector<int64_t>& shape) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("g");
+  for (onnx::ValueInfoProto* v : {g->add_input(), g->add_output()}) {
+    v->set_name(v == &g->input(0) ? "x" : "y");
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : shape) t->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  auto scalar = [&](const std::string& name, int type, double v) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    if (type == onnx::TensorProto::FLOAT) {
+      t->add_float_data(static_cast<float>(v));
+    } else {
+      t->add_int32_data(static_cast<int32_t>(v));
+    }
+  };
+  scalar("s_in", onnx::TensorProto::FLOAT, 0.05);
+  scalar("s_out", onnx::TensorProto::FLOAT, 1.0 / 256);
+  scalar("zp", onnx::TensorProto::UINT8, 0);
+  auto add = [&](const std::string& op, const std::string& name, const std::vector<std::string>& in,
+                 const std::string& out) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const std::string& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  add("QuantizeLinear", "q0", {"x", "s_in", "zp"}, "xq");
+  add("DequantizeLinear", "dq0", {"xq", "s_in", "zp"}, "xf");
+  add("Sigmoid", node, {"xf"}, "sf");
+  add("QuantizeLinear", "q1", {"sf", "s_out", "zp"}, "sq");
+  add("DequantizeLinear", "dq1", {"sq", "s_out", "zp"}, "y");
+  return m.SerializeAsString();
+}
+
 class HostileGeneratedTextTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -139,6 +184,18 @@ TEST_F(HostileGeneratedTextTest, OnnxNodeNameStaysACommentInTheGeneratedC) {
       << source;
   EXPECT_FALSE(Contains(source, kInjection)) << source;
   ExpectCompilesCleanly("onnx");
+}
+
+// The QDQ lowering names what it makes after the node (a QLinearLookup of
+// that name, its table constant "<name>.table"): both stay comment text.
+TEST_F(HostileGeneratedTextTest, LoweredInt8NodeAndItsTableNameStayComments) {
+  const std::string model = dir_ + "/qdq.onnx";
+  WriteFile(model, QdqSigmoidOnnx(kInjection, {1, 4}));
+  const std::string source = ExportRunAndUnpack(model, "qdq", {"--link-params"});
+  EXPECT_TRUE(Contains(source, std::string("/* node '") + kInjectionEscaped + "' (QLinearLookup")) << source;
+  EXPECT_TRUE(Contains(source, std::string("/* ") + kInjectionEscaped + ".table */\n")) << source;
+  EXPECT_FALSE(Contains(source, kInjection)) << source;
+  ExpectCompilesCleanly("qdq");
 }
 
 TEST_F(HostileGeneratedTextTest, LinkedParameterNameStaysACommentInTheGeneratedC) {
