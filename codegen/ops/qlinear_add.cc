@@ -26,8 +26,6 @@
 namespace mlf::ops {
 namespace {
 
-const std::vector<DType> kQuantDTypes = {DType::kInt8, DType::kUInt8};
-
 // Everything the three phases need, from the inputs and attributes.
 struct AddPlan {
   quant::AddRule rule;

@@ -35,8 +35,6 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-const std::vector<DType> kQuantDTypes = {DType::kInt8, DType::kUInt8};
-
 struct Part {
   size_t input = 0;  // the ONNX input index of x_i
   DType dtype = DType::kUInt8;
@@ -55,16 +53,6 @@ struct ConcatPlan {
   quant::QRange clamp;
   bool clamped = false;  // narrower than y's dtype
 };
-
-Result<float> Scale(const ir::Node& node, const std::vector<InputInfo>& in, size_t i, const std::string& name) {
-  MLF_ASSIGN_OR_RETURN(const ir::HostTensor* s, ScalarParam(node, in, i, name));
-  MLF_RETURN_IF_ERROR(CheckDType(node, s->dtype, {DType::kFloat32}, "input " + std::to_string(i) + " (" + name + ")"));
-  const float v = s->data<float>()[0];
-  if (!(v > 0) || !std::isfinite(v)) {
-    return NodeError(node, "input " + std::to_string(i) + " (" + name + ") must be positive and finite");
-  }
-  return v;
-}
 
 // The output's shape: the inputs' along every dimension but `axis`, where
 // their sizes add up.
@@ -98,7 +86,7 @@ Result<ConcatPlan> PlanQConcat(const ir::Node& node, const std::vector<InputInfo
   }
   MLF_RETURN_IF_ERROR(RequireLowering(node));
   ConcatPlan p;
-  MLF_ASSIGN_OR_RETURN(const float sy, Scale(node, in, 0, "y_scale"));
+  MLF_ASSIGN_OR_RETURN(const float sy, ScaleParam(node, in, 0, "y_scale"));
   MLF_ASSIGN_OR_RETURN(const ir::HostTensor* zy, ScalarParam(node, in, 1, "y_zero_point"));
   MLF_RETURN_IF_ERROR(CheckDType(node, zy->dtype, kQuantDTypes, "input 1 (y_zero_point)"));
   p.zy = zy->GetInt(0);
@@ -107,7 +95,7 @@ Result<ConcatPlan> PlanQConcat(const ir::Node& node, const std::vector<InputInfo
     const std::string k = std::to_string((i - 2) / 3);
     MLF_ASSIGN_OR_RETURN(const InputInfo* x, RequiredInput(node, in, i, "input " + std::to_string(i) + " (x" + k + ")"));
     MLF_RETURN_IF_ERROR(CheckDType(node, x->dtype, kQuantDTypes, "input " + std::to_string(i) + " (x" + k + ")"));
-    MLF_ASSIGN_OR_RETURN(const float s, Scale(node, in, i + 1, "x" + k + "_scale"));
+    MLF_ASSIGN_OR_RETURN(const float s, ScaleParam(node, in, i + 1, "x" + k + "_scale"));
     MLF_ASSIGN_OR_RETURN(const ir::HostTensor* z, ScalarParam(node, in, i + 2, "x" + k + "_zero_point"));
     MLF_RETURN_IF_ERROR(CheckDType(node, z->dtype, {x->dtype}, "input " + std::to_string(i + 2) + " (x" + k +
                                                                    "_zero_point)"));

@@ -24,8 +24,6 @@
 namespace mlf::ops {
 namespace {
 
-const std::vector<DType> kQuantDTypes = {DType::kInt8, DType::kUInt8};
-
 struct LookupPlan {
   DType x = DType::kUInt8, out = DType::kUInt8;
   const ir::HostTensor* table = nullptr;  // null while only shapes are known

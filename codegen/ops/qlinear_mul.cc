@@ -32,8 +32,6 @@
 namespace mlf::ops {
 namespace {
 
-const std::vector<DType> kQuantDTypes = {DType::kInt8, DType::kUInt8};
-
 struct MulPlan {
   quant::FixedMultiplier f;
   int64_t za = 0, zb = 0, zy = 0;
@@ -55,20 +53,16 @@ Result<MulPlan> PlanMul(const ir::Node& node, const std::vector<InputInfo>& in) 
   plan.shape = std::move(*shape);
   const char* names[] = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"};
   const ir::HostTensor* p[8] = {};
-  for (size_t i : {1, 2, 4, 5, 6, 7}) {
+  for (size_t i : {2, 5, 7}) {
     MLF_ASSIGN_OR_RETURN(p[i], ScalarParam(node, in, i, names[i]));
   }
-  for (size_t i : {1, 4, 6}) {
-    const std::string what = "input " + std::to_string(i) + " (" + names[i] + ")";
-    MLF_RETURN_IF_ERROR(CheckDType(node, p[i]->dtype, {DType::kFloat32}, what));
-    const float v = p[i]->data<float>()[0];
-    if (!(v > 0) || !std::isfinite(v)) return NodeError(node, what + " must be positive and finite");
-  }
+  MLF_ASSIGN_OR_RETURN(const float sa, ScaleParam(node, in, 1, names[1]));
+  MLF_ASSIGN_OR_RETURN(const float sb, ScaleParam(node, in, 4, names[4]));
+  MLF_ASSIGN_OR_RETURN(const float sy, ScaleParam(node, in, 6, names[6]));
   MLF_RETURN_IF_ERROR(CheckDType(node, p[2]->dtype, {a->dtype}, "input 2 (a_zero_point)"));
   MLF_RETURN_IF_ERROR(CheckDType(node, p[5]->dtype, {b->dtype}, "input 5 (b_zero_point)"));
   MLF_RETURN_IF_ERROR(CheckDType(node, p[7]->dtype, kQuantDTypes, "input 7 (y_zero_point)"));
-  plan.f = quant::QuantizeMultiplier(static_cast<double>(p[1]->data<float>()[0]) * p[4]->data<float>()[0] /
-                                     p[6]->data<float>()[0]);
+  plan.f = quant::QuantizeMultiplier(static_cast<double>(sa) * sb / sy);
   plan.za = p[2]->GetInt(0);
   plan.zb = p[5]->GetInt(0);
   plan.zy = p[7]->GetInt(0);

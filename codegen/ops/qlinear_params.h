@@ -6,6 +6,7 @@
 #define MLFKIT_CODEGEN_OPS_QLINEAR_PARAMS_H_
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@
 #include "codegen/ops/requantize.h"
 
 namespace mlf::ops {
+
+// The integer dtypes of their activations, zero points and outputs.
+inline const std::vector<DType> kQuantDTypes = {DType::kInt8, DType::kUInt8};
 
 // These operators come from the QDQ lowering only, which marks them with
 // quant::kFixedPointAttr (a model cannot: only the compiler sets mlf.*
@@ -35,6 +39,17 @@ inline Result<const ir::HostTensor*> ScalarParam(const ir::Node& node, const std
     return NodeError(node, what + " must be a constant of one element");
   }
   return v->data;
+}
+
+// Input i, a float32 scale: a constant of one element, positive and finite.
+inline Result<float> ScaleParam(const ir::Node& node, const std::vector<InputInfo>& in, size_t i,
+                                const std::string& name) {
+  const std::string what = "input " + std::to_string(i) + " (" + name + ")";
+  MLF_ASSIGN_OR_RETURN(const ir::HostTensor* s, ScalarParam(node, in, i, name));
+  MLF_RETURN_IF_ERROR(CheckDType(node, s->dtype, {DType::kFloat32}, what));
+  const float v = s->data<float>()[0];
+  if (!(v > 0) || !std::isfinite(v)) return NodeError(node, what + " must be positive and finite");
+  return v;
 }
 
 // The output's integer range: dtype `out`'s, narrowed by quant::kClampAttr

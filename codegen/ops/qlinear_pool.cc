@@ -36,8 +36,6 @@
 namespace mlf::ops {
 namespace {
 
-const std::vector<DType> kQuantDTypes = {DType::kInt8, DType::kUInt8};
-
 // A window may sum at most this many values: 255 of them each still fit
 // int32 (the sums of every kernel and of evaluate).
 constexpr int64_t kMaxWindow = int64_t{1} << 23;
@@ -80,17 +78,13 @@ Result<PoolPlan> PlanPool(const ir::Node& node, const std::vector<InputInfo>& in
   }
   const char* names[] = {"x", "x_scale", "x_zero_point", "y_scale", "y_zero_point"};
   const ir::HostTensor* p[5] = {};
-  for (size_t i : {1, 2, 3, 4}) {
+  for (size_t i : {2, 4}) {
     MLF_ASSIGN_OR_RETURN(p[i], ScalarParam(node, in, i, names[i]));
   }
-  MLF_RETURN_IF_ERROR(CheckDType(node, p[1]->dtype, {DType::kFloat32}, "input 1 (x_scale)"));
-  MLF_RETURN_IF_ERROR(CheckDType(node, p[3]->dtype, {DType::kFloat32}, "input 3 (y_scale)"));
+  MLF_ASSIGN_OR_RETURN(const float sx, ScaleParam(node, in, 1, names[1]));
+  MLF_ASSIGN_OR_RETURN(const float sy, ScaleParam(node, in, 3, names[3]));
   MLF_RETURN_IF_ERROR(CheckDType(node, p[2]->dtype, {x->dtype}, "input 2 (x_zero_point)"));
   MLF_RETURN_IF_ERROR(CheckDType(node, p[4]->dtype, kQuantDTypes, "input 4 (y_zero_point)"));
-  const float sx = p[1]->data<float>()[0], sy = p[3]->data<float>()[0];
-  if (!(sx > 0) || !(sy > 0) || !std::isfinite(sx) || !std::isfinite(sy)) {
-    return NodeError(node, "x_scale and y_scale must be positive and finite");
-  }
   PoolPlan plan;
   plan.planes = x->shape[0] * x->shape[1];
   plan.h = x->shape[2];

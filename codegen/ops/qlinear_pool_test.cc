@@ -118,7 +118,7 @@ TEST(QLinearAveragePool, Refusals) {
       {"window too large", {1, 1, 4, 4}, {5, 2}, {}, 0.1f, true, "kernel_shape [5, 2] is larger than the input's [4, 4]"},
       {"one-dimensional kernel", {1, 1, 4, 4}, {2}, {}, 0.1f, true, "kernel_shape must be two positive integers"},
       {"zero stride", {1, 1, 4, 4}, {2, 2}, {0, 1}, 0.1f, true, "strides must be two positive integers"},
-      {"zero y_scale", {1, 1, 4, 4}, {2, 2}, {}, 0.0f, true, "x_scale and y_scale must be positive and finite"},
+      {"zero y_scale", {1, 1, 4, 4}, {2, 2}, {}, 0.0f, true, "input 3 (y_scale) must be positive and finite"},
   };
   for (const Refusal& r : refusals) {
     SCOPED_TRACE(r.what);
